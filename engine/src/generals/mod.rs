@@ -1,0 +1,78 @@
+//! The Generals Competition ruleset (1v1, fog of war, player-built castles).
+//!
+//! Layout: [`board`] holds the cell planes and the validated [`Setup`] →
+//! [`Generals`] construction; [`action`] parses reply lines; [`rules`] is the
+//! step function (builds, move order, moves, growth, deathtouch, outcome);
+//! [`frame`] renders the fog-of-war text each bot reads; [`mapgen`] draws a
+//! fresh board from a seed.
+//!
+//! The encodings follow the competition's reference engine so fixtures compare
+//! directly: kind 0 plain, 1 mountain, 2 castle, 3 general; owner 0 neutral,
+//! 1 player 0, 2 player 1.
+
+pub mod action;
+pub mod board;
+pub mod frame;
+pub mod mapgen;
+pub mod rules;
+
+pub use action::{Action, ActionKind, Direction};
+pub use board::{Generals, Kind, Params, Setup, SetupError};
+
+use crate::game::{Game, Malformed, Outcome, Seat};
+
+impl Game for Generals {
+    type Action = Action;
+
+    fn name(&self) -> &'static str {
+        "generals"
+    }
+
+    fn seats(&self) -> usize {
+        2
+    }
+
+    fn turn(&self) -> u32 {
+        self.time
+    }
+
+    fn write_handshake(&self, seat: Seat, out: &mut Vec<u8>) {
+        frame::write_handshake(self, seat, out);
+    }
+
+    fn write_frame(&self, seat: Seat, out: &mut Vec<u8>) {
+        frame::write_frame(self, seat, out);
+    }
+
+    fn parse_action(&self, line: &[u8]) -> Result<Action, Malformed> {
+        action::parse(line)
+    }
+
+    fn idle_action(&self) -> Action {
+        Action::PASS
+    }
+
+    fn step(&mut self, actions: &[Action]) -> Option<Outcome> {
+        let pair = match actions {
+            [a, b] => [*a, *b],
+            // A runner bug, not bot input: every seat always gets an action.
+            _ => panic!("generals takes exactly two actions, got {}", actions.len()),
+        };
+        self.step_pair(pair).cloned()
+    }
+
+    fn forfeit(&mut self, seats: &[Seat]) -> Option<Outcome> {
+        if self.outcome.is_none() && !seats.is_empty() {
+            let ranks = (0..2).map(|s| u32::from(seats.contains(&s))).collect();
+            self.outcome = Some(Outcome {
+                ranks,
+                reason: "forfeit".to_owned(),
+            });
+        }
+        self.outcome.clone()
+    }
+
+    fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+}
