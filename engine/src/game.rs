@@ -50,7 +50,9 @@ impl fmt::Display for Outcome {
 ///
 /// The state is plain data: cloning it, comparing it and serialising it are how
 /// replays are written and verified.
-pub trait Game: Clone + fmt::Debug + PartialEq {
+pub trait Game:
+    Clone + fmt::Debug + PartialEq + serde::Serialize + serde::de::DeserializeOwned
+{
     /// One seat's decoded reply.
     type Action: Copy + fmt::Debug + PartialEq + serde::Serialize + serde::de::DeserializeOwned;
 

@@ -101,6 +101,10 @@ pub struct Generals {
     pub(crate) land: [u32; 2],
     /// Army on owned cells per player, kept current by every write.
     pub(crate) army_total: [u64; 2],
+    /// Each player's owned cells, in no meaningful order (swap-removed).
+    pub(crate) owned: [Vec<u32>; 2],
+    /// Where each cell sits in its owner's `owned` list.
+    pub(crate) owned_slot: Vec<u32>,
     pub(crate) time: u32,
     pub(crate) outcome: Option<Outcome>,
 }
@@ -159,6 +163,10 @@ impl Generals {
             owner[cell] = player as u8 + 1;
             army[cell] = 1;
         }
+        let mut owned_slot = vec![0u32; cells];
+        for &cell in &general_cells {
+            owned_slot[cell] = 0;
+        }
         Ok(Generals {
             height,
             width,
@@ -170,6 +178,8 @@ impl Generals {
             structures: general_cells.to_vec(),
             land: [1, 1],
             army_total: [1, 1],
+            owned: [vec![general_cells[0] as u32], vec![general_cells[1] as u32]],
+            owned_slot,
             time: 0,
             outcome: None,
         })
@@ -219,17 +229,37 @@ impl Generals {
         self.outcome.is_some()
     }
 
-    /// Sets a cell's owner and army, keeping the per-player totals current.
+    /// The cells a player owns, in no particular order.
+    pub fn owned_cells(&self, player: usize) -> &[u32] {
+        &self.owned[player]
+    }
+
+    /// Sets a cell's owner and army, keeping the totals and owned lists current.
     pub(crate) fn set_cell(&mut self, cell: usize, owner: u8, army: u32) {
         let old_owner = self.owner[cell];
+        if old_owner != owner {
+            if old_owner != 0 {
+                let p = usize::from(old_owner - 1);
+                self.land[p] -= 1;
+                let slot = self.owned_slot[cell] as usize;
+                self.owned[p].swap_remove(slot);
+                if let Some(&moved) = self.owned[p].get(slot) {
+                    self.owned_slot[moved as usize] = slot as u32;
+                }
+            }
+            if owner != 0 {
+                let p = usize::from(owner - 1);
+                self.land[p] += 1;
+                self.owned_slot[cell] = self.owned[p].len() as u32;
+                self.owned[p].push(cell as u32);
+            }
+        }
         if old_owner != 0 {
             let p = usize::from(old_owner - 1);
-            self.land[p] -= 1;
             self.army_total[p] -= u64::from(self.army[cell]);
         }
         if owner != 0 {
             let p = usize::from(owner - 1);
-            self.land[p] += 1;
             self.army_total[p] += u64::from(army);
         }
         self.owner[cell] = owner;

@@ -14,6 +14,7 @@ pub mod action;
 pub mod board;
 pub mod frame;
 pub mod mapgen;
+pub mod random;
 pub mod rules;
 
 pub use action::{Action, ActionKind, Direction};

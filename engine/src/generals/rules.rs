@@ -194,12 +194,18 @@ impl Generals {
 
     /// Every cell of `loser` becomes `winner`'s, armies unchanged.
     fn transfer_land(&mut self, loser: usize, winner: usize) {
-        let (from, to) = (loser as u8 + 1, winner as u8 + 1);
-        for cell in 0..self.owner.len() {
-            if self.owner[cell] == from {
-                self.set_cell(cell, to, self.army[cell]);
-            }
+        let to = winner as u8 + 1;
+        let cells = std::mem::take(&mut self.owned[loser]);
+        for &cell in &cells {
+            let cell = cell as usize;
+            self.owner[cell] = to;
+            self.owned_slot[cell] = self.owned[winner].len() as u32;
+            self.owned[winner].push(cell as u32);
         }
+        self.land[winner] += self.land[loser];
+        self.army_total[winner] += self.army_total[loser];
+        self.land[loser] = 0;
+        self.army_total[loser] = 0;
     }
 
     /// After a double capture every owned cell belongs to the second mover.
@@ -210,9 +216,9 @@ impl Generals {
     /// +1 on every owned cell each 50 turns, then +1 on owned structures each 2.
     fn grow(&mut self) {
         if self.time % 50 == 0 {
-            for cell in 0..self.army.len() {
-                if self.owner[cell] != 0 {
-                    self.army[cell] += 1;
+            for p in 0..2 {
+                for &cell in &self.owned[p] {
+                    self.army[cell as usize] += 1;
                 }
             }
             for p in 0..2 {

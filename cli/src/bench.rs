@@ -1,0 +1,142 @@
+//! `arena bench`: throughput figures, printed for humans or as JSON.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use arena_engine::Game;
+use arena_engine::generals::random::random_legal_action;
+use arena_engine::generals::{Generals, Params};
+use arena_engine::rng::SplitMix64;
+use arena_worker::{BotSpec, ProcessLauncher, RunnerConfig, play_match};
+
+use crate::cli::{BenchArgs, BenchTarget};
+
+pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    match args.target {
+        BenchTarget::Engine { seconds, json } => engine(Duration::from_secs_f64(seconds), json),
+        BenchTarget::Runner { matches, json } => runner(matches, json),
+    }
+}
+
+/// Steps games with random legal actions for `budget`; with `render`, both
+/// seats' frames are rendered before every step. Returns steps per second.
+pub fn engine_throughput(budget: Duration, render: bool) -> f64 {
+    let mut rng = SplitMix64::new(0xA4E1A);
+    let mut seed = 0u64;
+    let mut game = Generals::from_seed(seed, Params::default());
+    let mut frame = Vec::with_capacity(16 * 1024);
+    let mut steps: u64 = 0;
+    let started = Instant::now();
+    loop {
+        for _ in 0..1024 {
+            if game.is_over() {
+                seed += 1;
+                game = Generals::from_seed(seed, Params::default());
+            }
+            if render {
+                for seat in 0..2 {
+                    frame.clear();
+                    game.write_frame(seat, &mut frame);
+                }
+                std::hint::black_box(&frame);
+            }
+            let actions = [
+                random_legal_action(&game, 0, &mut rng),
+                random_legal_action(&game, 1, &mut rng),
+            ];
+            game.step_pair(actions);
+            steps += 1;
+        }
+        let elapsed = started.elapsed();
+        if elapsed >= budget {
+            return steps as f64 / elapsed.as_secs_f64();
+        }
+    }
+}
+
+fn engine(budget: Duration, json: bool) -> anyhow::Result<ExitCode> {
+    let raw = engine_throughput(budget, false);
+    let rendered = engine_throughput(budget, true);
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"raw_steps_per_s": raw, "rendered_turns_per_s": rendered})
+        );
+    } else {
+        println!("raw steps/s (random legal actions, no frames): {raw:.0}");
+        println!("rendered turns/s (both frames rendered):        {rendered:.0}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Full matches between two instant pass bots (the game always runs its 1200
+/// turns), as plain processes: wall time per match and per-move round trip.
+fn runner(matches: u32, json: bool) -> anyhow::Result<ExitCode> {
+    let exe = std::env::current_exe().context("locating the arena binary")?;
+    let dir = std::env::temp_dir().join(format!("arena-bench-runner-{}", std::process::id()));
+    let bot_dir = dir.join("instant");
+    std::fs::create_dir_all(&bot_dir).with_context(|| format!("creating {}", bot_dir.display()))?;
+    let script = format!("#!/bin/sh\nexec '{}' internal-bot pass\n", exe.display());
+    let result = (|| {
+        std::fs::write(bot_dir.join("run.sh"), script)?;
+        let bots = [BotSpec::from_dir(&bot_dir), BotSpec::from_dir(&bot_dir)];
+        let mut walls = Vec::new();
+        let mut p50s = Vec::new();
+        let mut p99s = Vec::new();
+        for m in 0..matches {
+            let game = Generals::from_seed(u64::from(m), Params::default());
+            let started = Instant::now();
+            let output = play_match(
+                game,
+                u64::from(m),
+                &bots,
+                &ProcessLauncher::default(),
+                &RunnerConfig::default(),
+            )?;
+            walls.push(started.elapsed().as_secs_f64());
+            anyhow::ensure!(
+                output.report.turns == 1200,
+                "bench match ended after {} turns ({})",
+                output.report.turns,
+                output.report.reason
+            );
+            for p in &output.report.players {
+                p50s.push(p.latency_ms.p50 * 1000.0);
+                p99s.push(p.latency_ms.p99 * 1000.0);
+            }
+        }
+        Ok::<_, anyhow::Error>((walls, p50s, p99s))
+    })();
+    let cleanup = std::fs::remove_dir_all(&dir);
+    let (mut walls, mut p50s, mut p99s) = result?;
+    cleanup.with_context(|| format!("removing {}", dir.display()))?;
+    let wall = median(&mut walls);
+    let p50 = median(&mut p50s);
+    let p99 = median(&mut p99s);
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "matches": matches,
+                "match_wall_s_median": wall,
+                "round_trip_us_p50_median": p50,
+                "round_trip_us_p99_median": p99,
+            })
+        );
+    } else {
+        println!("{matches} matches of 1200 turns between two instant bots (plain processes)");
+        println!("  wall time per match, median:    {wall:.3} s");
+        println!("  per-move round trip p50, median: {p50:.1} µs");
+        println!("  per-move round trip p99, median: {p99:.1} µs");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}

@@ -1,0 +1,41 @@
+//! `arena`: the one user-facing binary. Each subcommand is a thin module that
+//! parses its flags and calls into the library crates.
+//!
+//! Exit codes (stable, scripts rely on them): 0 success; 1 error (bad input,
+//! I/O, a runner failure); 2 usage error (from clap); 3 `replay verify` found
+//! a difference.
+
+mod bench;
+mod cli;
+mod internal_bot;
+mod play;
+mod replay;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::{Cli, Command};
+
+/// Exit status of `arena replay verify` when the replay does not reproduce.
+pub const EXIT_REPLAY_MISMATCH: u8 = 3;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("arena: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Play(args) => play::run(args),
+        Command::Replay(args) => replay::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::InternalBot(args) => internal_bot::run(args),
+    }
+}

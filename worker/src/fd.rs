@@ -1,0 +1,98 @@
+//! Non-blocking pipe I/O on raw descriptors: the runner polls bots, it never
+//! blocks on one.
+
+use std::io;
+use std::os::fd::RawFd;
+use std::time::Duration;
+
+pub fn set_nonblocking(raw: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on a descriptor the caller holds open; no memory is passed.
+    let flags = unsafe { libc::fcntl(raw, libc::F_GETFL) };
+    if flags < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: as above.
+    if unsafe { libc::fcntl(raw, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// What one non-blocking read found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ReadOutcome {
+    Data(usize),
+    /// Nothing there yet.
+    Empty,
+    /// The writer closed its end.
+    Closed,
+}
+
+pub fn read_some(fd: RawFd, buf: &mut [u8]) -> io::Result<ReadOutcome> {
+    loop {
+        // SAFETY: the caller holds `fd` open; `buf` is valid for `buf.len()` writable bytes.
+        let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+        if n > 0 {
+            return Ok(ReadOutcome::Data(n as usize));
+        }
+        if n == 0 {
+            return Ok(ReadOutcome::Closed);
+        }
+        let err = io::Error::last_os_error();
+        match err.kind() {
+            io::ErrorKind::Interrupted => continue,
+            io::ErrorKind::WouldBlock => return Ok(ReadOutcome::Empty),
+            _ => return Err(err),
+        }
+    }
+}
+
+/// Writes what the pipe takes now; returns how many bytes went.
+/// `Ok(None)` means the reader is gone (EPIPE).
+pub fn write_some(fd: RawFd, bytes: &[u8]) -> io::Result<Option<usize>> {
+    loop {
+        // SAFETY: the caller holds `fd` open; `bytes` is valid for `bytes.len()` readable bytes.
+        let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        if n >= 0 {
+            return Ok(Some(n as usize));
+        }
+        let err = io::Error::last_os_error();
+        match err.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EAGAIN) => return Ok(Some(0)),
+            Some(libc::EPIPE) => return Ok(None),
+            _ => return Err(err),
+        }
+    }
+}
+
+/// One descriptor to wait on.
+pub struct Interest {
+    pub fd: RawFd,
+    pub readable: bool,
+    pub writable: bool,
+}
+
+/// Waits until one of `interests` is ready or `timeout` passes.
+pub fn wait_any(interests: &[Interest], timeout: Duration) -> io::Result<()> {
+    let mut fds: Vec<libc::pollfd> = interests
+        .iter()
+        .map(|i| libc::pollfd {
+            fd: i.fd,
+            events: (if i.readable { libc::POLLIN } else { 0 })
+                | (if i.writable { libc::POLLOUT } else { 0 }),
+            revents: 0,
+        })
+        .collect();
+    // Round up so a sub-millisecond remainder still sleeps instead of spinning.
+    let millis = timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32;
+    // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs.
+    let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, millis) };
+    if n < 0 {
+        let err = io::Error::last_os_error();
+        if err.kind() != io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+    Ok(())
+}

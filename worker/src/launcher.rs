@@ -1,0 +1,132 @@
+//! How the runner gets bot processes: a [`Launcher`] turns a bot directory
+//! into a running process with three pipes, and runs its `build.sh`.
+//!
+//! The runner only ever sees this trait, so a plain-process launcher (here)
+//! and the sandbox (its own crate) are interchangeable.
+
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A bot as submitted: a directory holding `run.sh` and maybe `build.sh`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotSpec {
+    /// Shown in results and logs.
+    pub name: String,
+    pub dir: PathBuf,
+}
+
+impl BotSpec {
+    /// A bot named after its directory. The path is made absolute, since
+    /// scripts run with the bot's directory as their working directory.
+    pub fn from_dir(dir: impl Into<PathBuf>) -> Self {
+        let dir = dir.into();
+        let dir = std::path::absolute(&dir).unwrap_or(dir);
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| dir.display().to_string());
+        Self { name, dir }
+    }
+
+    /// Checks the layout before anything is launched.
+    pub fn validate(&self) -> Result<(), LaunchError> {
+        let run = self.dir.join(RUN_SCRIPT);
+        if !self.dir.is_dir() {
+            return Err(LaunchError::NotADirectory(self.dir.clone()));
+        }
+        if !run.is_file() {
+            return Err(LaunchError::MissingRunScript(run));
+        }
+        Ok(())
+    }
+
+    pub fn build_script(&self) -> Option<PathBuf> {
+        let path = self.dir.join(BUILD_SCRIPT);
+        path.is_file().then_some(path)
+    }
+}
+
+pub const RUN_SCRIPT: &str = "run.sh";
+pub const BUILD_SCRIPT: &str = "build.sh";
+
+/// How a bot process ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct BotExit {
+    /// Exit status, when it exited on its own.
+    pub code: Option<i32>,
+    /// The signal that ended it, when one did.
+    pub signal: Option<i32>,
+    /// The kernel's OOM killer ended it (only a confining launcher can tell).
+    pub oom_killed: bool,
+}
+
+/// A running bot: the handle the runner waits on and kills.
+pub trait BotHandle: Send {
+    /// The exit, if the process has ended; never blocks.
+    fn try_wait(&mut self) -> std::io::Result<Option<BotExit>>;
+    /// Kills the bot and everything it started.
+    fn kill(&mut self) -> std::io::Result<()>;
+    /// Blocks until the process has ended and is reaped.
+    fn wait(&mut self) -> std::io::Result<BotExit>;
+}
+
+/// A launched bot: its pipes (runner ends) and its handle.
+pub struct LaunchedBot {
+    pub stdin: OwnedFd,
+    pub stdout: OwnedFd,
+    pub stderr: OwnedFd,
+    pub handle: Box<dyn BotHandle>,
+}
+
+/// The result of running a bot's `build.sh`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildReport {
+    /// True when there was no build script or it exited 0 in time.
+    pub succeeded: bool,
+    /// Why it failed, in a few words, for the participant.
+    pub failure: Option<String>,
+    /// The combined stdout and stderr of the build, capped.
+    pub log: Vec<u8>,
+    pub duration: Duration,
+}
+
+/// Starts bots. One launcher serves every seat of a match.
+pub trait Launcher: Sync {
+    /// Starts `run.sh` of `bot` for `seat`, with its working directory at the bot's.
+    fn launch(&self, bot: &BotSpec, seat: usize) -> Result<LaunchedBot, LaunchError>;
+
+    /// Runs `build.sh`, if there is one, under `wall_limit`. A failing or
+    /// overrunning build is a report, not an error.
+    fn build(&self, bot: &BotSpec, wall_limit: Duration) -> Result<BuildReport, LaunchError>;
+}
+
+/// The launcher itself failed: an infrastructure problem, not the bot's fault.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("bot directory {0} does not exist or is not a directory")]
+    NotADirectory(PathBuf),
+    #[error("bot has no run script: {0} is missing")]
+    MissingRunScript(PathBuf),
+    #[error("cannot start {path}")]
+    Spawn {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot {what} for {path}")]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl LaunchError {
+    pub(crate) fn io(what: &'static str, path: &Path, source: std::io::Error) -> Self {
+        LaunchError::Io {
+            what,
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
