@@ -10,7 +10,7 @@
 //! A cell is seen when the player owns a cell within Chebyshev distance 1.
 //! Totals are exact and public; everything else outside sight is fogged.
 
-use super::board::{Generals, Kind};
+use super::board::Generals;
 use crate::game::Seat;
 
 /// `<seat> <H> <W>\n`.
@@ -28,67 +28,113 @@ pub fn write_frame(game: &Generals, seat: Seat, out: &mut Vec<u8>) {
     let me = seat as u8 + 1;
     let them = 1 - seat;
     let (h, w) = (game.height, game.width);
-    out.reserve(h * w * 7 + 64);
+    let cells = h * w;
 
-    for (i, value) in [
-        u64::from(game.time),
+    // Write into a slice sized for the longest possible frame, then trim: the
+    // per-byte capacity checks of `push` cost more than the whole render.
+    let start = out.len();
+    let bound = 5 * 21 + cells * (2 + 2 + 11);
+    out.resize(start + bound, 0);
+    let mut w_ = Writer {
+        buf: &mut out[start..],
+        at: 0,
+    };
+
+    w_.number(u64::from(game.time));
+    for value in [
         u64::from(game.land[seat]),
         game.army_total[seat],
         u64::from(game.land[them]),
         game.army_total[them],
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        if i > 0 {
-            out.push(b' ');
-        }
-        write_u64(out, value);
+    ] {
+        w_.byte(b' ');
+        w_.number(value);
     }
-    out.push(b'\n');
+    w_.byte(b'\n');
 
     let seen = visibility(game, me);
+    let visible = |cell: usize| seen[cell];
 
+    // Type codes indexed by [seen][kind]: structures show as 5 in fog,
+    // generals and plains as 0.
+    const TYPE_CODE: [[u8; 4]; 2] = [[b'0', b'5', b'5', b'0'], [b'1', b'2', b'3', b'4']];
     for row in 0..h {
         for col in 0..w {
             let cell = row * w + col;
-            let code = match (seen[cell], game.kind[cell]) {
-                (true, Kind::General) => b'4',
-                (true, Kind::Castle) => b'3',
-                (true, Kind::Mountain) => b'2',
-                (true, Kind::Plain) => b'1',
-                (false, Kind::Mountain | Kind::Castle) => b'5',
-                (false, Kind::Plain | Kind::General) => b'0',
-            };
-            out.push(code);
-            out.push(b' ');
+            let code = TYPE_CODE[usize::from(visible(cell))][game.kind[cell] as usize];
+            w_.pair(code, b' ');
         }
-        end_line(out);
+        w_.end_line();
     }
     for row in 0..h {
         for col in 0..w {
             let cell = row * w + col;
             let owner = game.owner[cell];
-            let code = if !seen[cell] || owner == 0 {
+            let code = if !visible(cell) || owner == 0 {
                 b'0'
             } else if owner == me {
                 b'1'
             } else {
                 b'2'
             };
-            out.push(code);
-            out.push(b' ');
+            w_.pair(code, b' ');
         }
-        end_line(out);
+        w_.end_line();
     }
     for row in 0..h {
         for col in 0..w {
             let cell = row * w + col;
-            let army = if seen[cell] { game.army[cell] } else { 0 };
-            write_u64(out, u64::from(army));
-            out.push(b' ');
+            let army = if visible(cell) { game.army[cell] } else { 0 };
+            w_.number(u64::from(army));
+            w_.byte(b' ');
         }
-        end_line(out);
+        w_.end_line();
+    }
+    let written = w_.at;
+    out.truncate(start + written);
+}
+
+/// A cursor over a slice known to be long enough for everything written.
+struct Writer<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+}
+
+impl Writer<'_> {
+    fn byte(&mut self, b: u8) {
+        self.buf[self.at] = b;
+        self.at += 1;
+    }
+
+    fn pair(&mut self, a: u8, b: u8) {
+        self.buf[self.at] = a;
+        self.buf[self.at + 1] = b;
+        self.at += 2;
+    }
+
+    /// Replaces the trailing space of a row with its newline.
+    fn end_line(&mut self) {
+        self.buf[self.at - 1] = b'\n';
+    }
+
+    fn number(&mut self, value: u64) {
+        if value < 10 {
+            self.byte(b'0' + value as u8);
+        } else if value < 100 {
+            self.pair(b'0' + (value / 10) as u8, b'0' + (value % 10) as u8);
+        } else {
+            let mut digits = [0u8; 20];
+            let mut at = digits.len();
+            let mut rest = value;
+            while rest > 0 {
+                at -= 1;
+                digits[at] = b'0' + (rest % 10) as u8;
+                rest /= 10;
+            }
+            let len = digits.len() - at;
+            self.buf[self.at..self.at + len].copy_from_slice(&digits[at..]);
+            self.at += len;
+        }
     }
 }
 
@@ -119,13 +165,6 @@ fn visibility(game: &Generals, me: u8) -> Vec<bool> {
     seen
 }
 
-/// Replaces the trailing space of a row with its newline.
-fn end_line(out: &mut Vec<u8>) {
-    if let Some(last) = out.last_mut() {
-        *last = b'\n';
-    }
-}
-
 /// Appends a decimal number without going through `fmt`.
 fn write_u64(out: &mut Vec<u8>, mut value: u64) {
     if value < 10 {
@@ -140,4 +179,11 @@ fn write_u64(out: &mut Vec<u8>, mut value: u64) {
         value /= 10;
     }
     out.extend_from_slice(&digits[at..]);
+}
+
+impl Generals {
+    /// Renders `seat`'s frame (same as [`crate::Game::write_frame`]).
+    pub fn write_frame_into(&self, seat: Seat, out: &mut Vec<u8>) {
+        write_frame(self, seat, out);
+    }
 }

@@ -1,0 +1,118 @@
+//! The `arena` binary as users and scripts call it: the JSON result document,
+//! replay files and the documented exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn arena() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_arena"))
+}
+
+fn bot(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../bots").join(path)
+}
+
+#[test]
+fn play_json_prints_the_documented_result_and_replays_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("match.json");
+    let out = arena()
+        .arg("play")
+        .arg(bot("test/random"))
+        .arg(bot("test/garbage"))
+        .args(["--seed", "5", "--json", "--fault-limit", "3", "--replay"])
+        .arg(&replay)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["game"], "generals");
+    assert_eq!(result["seed"], 5);
+    assert_eq!(result["winner"], 0);
+    assert_eq!(result["reason"], "forfeit");
+    assert!(result["turns"].is_u64());
+    let players = result["players"].as_array().unwrap();
+    assert_eq!(players.len(), 2);
+    for (seat, p) in players.iter().enumerate() {
+        assert_eq!(p["seat"], seat);
+        for key in ["bot", "forfeit", "faults", "moves", "latency_ms"] {
+            assert!(p.get(key).is_some(), "player lacks {key}: {p}");
+        }
+        for key in ["p50", "p99", "max"] {
+            assert!(p["latency_ms"][key].is_number());
+        }
+    }
+    assert_eq!(players[1]["forfeit"], "faults");
+    assert_eq!(players[1]["faults"]["malformed"], 3);
+    assert_eq!(players[1]["faults"]["timeout"], 0);
+    assert_eq!(players[0]["forfeit"], serde_json::Value::Null);
+
+    let verify = arena()
+        .args(["replay", "verify"])
+        .arg(&replay)
+        .output()
+        .unwrap();
+    assert_eq!(verify.status.code(), Some(0));
+
+    // Altering a recorded action changes the re-simulation: exit status 3.
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&replay).unwrap()).unwrap();
+    doc["result"]["reason"] = "turn_cap_draw".into();
+    std::fs::write(&replay, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let verify = arena()
+        .args(["replay", "verify"])
+        .arg(&replay)
+        .output()
+        .unwrap();
+    assert_eq!(verify.status.code(), Some(3));
+
+    // Not a replay at all: an error, exit status 1.
+    std::fs::write(&replay, b"{not json").unwrap();
+    let verify = arena()
+        .args(["replay", "verify"])
+        .arg(&replay)
+        .output()
+        .unwrap();
+    assert_eq!(verify.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&verify.stderr).contains("not a valid replay"));
+}
+
+#[test]
+fn play_without_json_prints_a_summary() {
+    let out = arena()
+        .arg("play")
+        .arg(bot("test/random"))
+        .arg(bot("test/crash"))
+        .args(["--seed", "9"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("seed 9"), "{text}");
+    assert!(text.contains("wins by forfeit"), "{text}");
+    assert!(text.contains("forfeit: \"crash\""), "{text}");
+}
+
+#[test]
+fn a_missing_bot_is_a_clear_error() {
+    let out = arena()
+        .arg("play")
+        .arg(bot("no-such-bot"))
+        .arg(bot("test/random"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-bot"));
+}
+
+#[test]
+fn bench_engine_json_reports_both_figures() {
+    let out = arena()
+        .args(["bench", "engine", "--seconds", "0.2", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let figures: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(figures["raw_steps_per_s"].as_f64().unwrap() > 0.0);
+    assert!(figures["rendered_turns_per_s"].as_f64().unwrap() > 0.0);
+}

@@ -1,0 +1,309 @@
+//! The match runner against real bot processes: the test bots in `bots/test/`
+//! exercise every way a bot can misbehave, and each test checks the verdict,
+//! the counters and that nothing is left running.
+
+use std::path::Path;
+use std::time::Duration;
+
+use arena_engine::generals::{ActionKind, Generals, Params};
+use arena_worker::report::FaultKind;
+use arena_worker::{
+    BotSpec, Forfeit, MatchOutput, ProcessLauncher, RunnerConfig, RunnerError, play_match,
+};
+
+fn test_bot(name: &str) -> BotSpec {
+    BotSpec::from_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../bots/test").join(name))
+}
+
+fn game(seed: u64, max_turns: u32) -> Generals {
+    Generals::from_seed(
+        seed,
+        Params {
+            max_turns,
+            ..Params::default()
+        },
+    )
+}
+
+/// Generous limits: only the bots meant to be late should ever be.
+fn config() -> RunnerConfig {
+    RunnerConfig {
+        first_move: Duration::from_secs(10),
+        per_move: Duration::from_millis(500),
+        ..RunnerConfig::default()
+    }
+}
+
+fn play(a: BotSpec, b: BotSpec, game: Generals, config: &RunnerConfig) -> MatchOutput<Generals> {
+    play_match(game, 7, &[a, b], &ProcessLauncher::default(), config).expect("match runs")
+}
+
+#[test]
+fn random_bots_play_a_whole_game_that_replays_exactly() {
+    let out = play(test_bot("random"), test_bot("random"), game(11, 1200), &config());
+    let r = &out.report;
+    assert!(
+        [
+            "general_captured",
+            "deathtouch",
+            "double_capture_draw",
+            "double_deathtouch_draw",
+            "turn_cap_draw"
+        ]
+        .contains(&r.reason.as_str()),
+        "{}",
+        r.reason
+    );
+    assert!(r.turns > 0 && r.turns <= 1200);
+    for p in &r.players {
+        assert_eq!(p.forfeit, None);
+        assert_eq!(p.faults.total(), 0, "{p:?}");
+        assert_eq!(p.moves, r.turns, "every frame answered");
+        assert!(p.latency_ms.p50 > 0.0 && p.latency_ms.p50 <= p.latency_ms.max);
+    }
+    out.replay.verify().expect("replay reproduces the match");
+
+    // A replay whose record was altered no longer verifies.
+    let mut forged = out.replay.clone();
+    forged.result.turns += 1;
+    assert!(forged.verify().is_err());
+    let mut forged = out.replay.clone();
+    forged.turns.truncate(forged.turns.len() / 2);
+    assert!(forged.verify().is_err());
+}
+
+#[test]
+fn a_bot_late_once_is_not_shifted_by_a_turn() {
+    // echo-turn replies `1 <t> 0 0 0` to frame t, and sleeps 300 ms at t == 3.
+    let cfg = RunnerConfig {
+        per_move: Duration::from_millis(200),
+        ..config()
+    };
+    let out = play(test_bot("echo-turn"), test_bot("random"), game(12, 40), &cfg);
+    let seat0 = &out.report.players[0];
+    assert_eq!(seat0.faults.timeout, 1, "{seat0:?}");
+    assert_eq!(seat0.faults.malformed, 0);
+    for (t, turn) in out.replay.turns.iter().enumerate() {
+        let action = turn.actions[0];
+        if t == 3 {
+            assert_eq!(turn.faults[0], Some(FaultKind::Timeout));
+        } else {
+            assert_eq!(turn.faults[0], None, "turn {t}");
+            assert_eq!(action.kind, ActionKind::Pass);
+            assert_eq!(action.row, t as i64, "turn {t} got the reply to another frame");
+        }
+    }
+    assert_eq!(seat0.moves, out.report.turns - 1);
+}
+
+#[test]
+fn a_sleeping_bot_faults_until_it_forfeits_without_delaying_the_other() {
+    let cfg = RunnerConfig {
+        first_move: Duration::from_millis(2000),
+        per_move: Duration::from_millis(60),
+        fault_limit: 6,
+        ..config()
+    };
+    let out = play(test_bot("sleeper"), test_bot("random"), game(13, 1200), &cfg);
+    let r = &out.report;
+    assert_eq!(r.players[0].forfeit, Some(Forfeit::Faults));
+    assert_eq!(r.players[0].faults.timeout, 6);
+    assert_eq!(r.players[0].moves, 0);
+    assert_eq!(r.winner, Some(1));
+    assert_eq!(r.reason, "forfeit");
+    assert_eq!(r.turns, 5, "forfeit on the sixth fault, before its step");
+    // The opponent answered every frame in time while the sleeper stalled.
+    assert_eq!(r.players[1].faults.total(), 0);
+    assert_eq!(r.players[1].moves, 6);
+    out.replay.verify().expect("a forfeit replays too");
+}
+
+#[test]
+fn late_replies_are_discarded_not_taken_for_the_next_frame() {
+    // slow answers every frame after 200 ms; the deadline is 100 ms.
+    let cfg = RunnerConfig {
+        first_move: Duration::from_millis(100),
+        per_move: Duration::from_millis(100),
+        fault_limit: 8,
+        ..config()
+    };
+    let out = play(test_bot("slow"), test_bot("random"), game(14, 1200), &cfg);
+    let slow = &out.report.players[0];
+    assert_eq!(slow.moves, 0, "no late reply may answer a later frame");
+    assert_eq!(slow.faults.timeout, 8);
+    assert_eq!(slow.faults.malformed, 0);
+    assert_eq!(slow.forfeit, Some(Forfeit::Faults));
+}
+
+#[test]
+fn garbage_replies_are_malformed_faults() {
+    let cfg = RunnerConfig {
+        fault_limit: 10,
+        ..config()
+    };
+    let out = play(test_bot("garbage"), test_bot("random"), game(15, 1200), &cfg);
+    let garbage = &out.report.players[0];
+    assert_eq!(garbage.faults.malformed, 10, "{garbage:?}");
+    assert_eq!(garbage.faults.timeout, 0);
+    assert_eq!(garbage.forfeit, Some(Forfeit::Faults));
+    assert!(
+        out.replay
+            .turns
+            .iter()
+            .all(|t| t.faults[0] == Some(FaultKind::Malformed))
+    );
+}
+
+#[test]
+fn an_endless_line_is_bounded_and_never_answers() {
+    let cfg = RunnerConfig {
+        first_move: Duration::from_millis(1000),
+        per_move: Duration::from_millis(50),
+        fault_limit: 5,
+        line_cap: 4096,
+        ..config()
+    };
+    let out = play(test_bot("flooder"), test_bot("random"), game(16, 1200), &cfg);
+    let flooder = &out.report.players[0];
+    assert_eq!(flooder.forfeit, Some(Forfeit::Faults));
+    assert_eq!(flooder.moves, 0);
+    assert_eq!(flooder.faults.total(), 5);
+}
+
+#[test]
+fn a_bot_that_exits_forfeits_at_once() {
+    let out = play(test_bot("random"), test_bot("early-exit"), game(17, 1200), &config());
+    let r = &out.report;
+    assert_eq!(r.players[1].forfeit, Some(Forfeit::Exit));
+    assert_eq!(r.players[0].forfeit, None);
+    assert_eq!(r.winner, Some(0));
+    assert_eq!(r.reason, "forfeit");
+    assert_eq!(r.turns, 1, "it answered frame 0 and left on frame 1");
+    out.replay.verify().expect("replays");
+}
+
+#[test]
+fn a_crashing_bot_forfeits_with_crash() {
+    let out = play(test_bot("crash"), test_bot("random"), game(18, 1200), &config());
+    let r = &out.report;
+    assert_eq!(r.players[0].forfeit, Some(Forfeit::Crash));
+    assert_eq!(r.winner, Some(1));
+    assert_eq!(r.turns, 0);
+}
+
+#[test]
+fn stderr_is_kept_capped_and_the_game_goes_on() {
+    let cfg = RunnerConfig {
+        stderr_cap: 64 * 1024,
+        ..config()
+    };
+    let out = play(test_bot("stderr-flood"), test_bot("random"), game(19, 30), &cfg);
+    let flood = &out.report.players[0];
+    assert_eq!(flood.faults.total(), 0, "{flood:?}");
+    assert_eq!(flood.moves, out.report.turns);
+    let log = &out.logs[0];
+    assert!(log.len() <= 64 * 1024 + 128, "log is {} bytes", log.len());
+    assert!(log.starts_with(b"[arena: "), "the log says bytes were dropped");
+}
+
+#[test]
+fn a_failed_build_forfeits_without_playing() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("broken");
+    std::fs::create_dir(&bot).unwrap();
+    std::fs::write(bot.join("run.sh"), "#!/bin/sh\nexec cat\n").unwrap();
+    std::fs::write(
+        bot.join("build.sh"),
+        "#!/bin/sh\necho compiling\necho 'error: no' >&2\nexit 3\n",
+    )
+    .unwrap();
+    let out = play(BotSpec::from_dir(&bot), test_bot("random"), game(20, 1200), &config());
+    let r = &out.report;
+    assert_eq!(r.players[0].forfeit, Some(Forfeit::BuildFailed));
+    assert_eq!(r.winner, Some(1));
+    assert_eq!(r.turns, 0);
+    let log = String::from_utf8_lossy(&out.logs[0]);
+    assert!(log.contains("compiling") && log.contains("error: no"), "{log}");
+    out.replay.verify().expect("replays");
+}
+
+#[test]
+fn a_build_over_its_wall_limit_is_killed_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("slow-build");
+    std::fs::create_dir(&bot).unwrap();
+    std::fs::write(bot.join("run.sh"), "exec cat\n").unwrap();
+    std::fs::write(bot.join("build.sh"), "echo $$ > build.pid\nexec sleep 300\n").unwrap();
+    let cfg = RunnerConfig {
+        build_limit: Duration::from_millis(300),
+        ..config()
+    };
+    let out = play(BotSpec::from_dir(&bot), test_bot("random"), game(21, 1200), &cfg);
+    assert_eq!(out.report.players[0].forfeit, Some(Forfeit::BuildFailed));
+    let pid: i32 = std::fs::read_to_string(bot.join("build.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(gone(pid), "the build process {pid} outlived its limit");
+}
+
+#[test]
+fn every_process_a_bot_started_is_gone_after_the_match() {
+    let dir = tempfile::tempdir().unwrap();
+    let bot = dir.path().join("forker");
+    std::fs::create_dir(&bot).unwrap();
+    let random = test_bot("random").dir.join("bot.py");
+    std::fs::write(
+        bot.join("run.sh"),
+        format!(
+            "#!/bin/sh\nsleep 300 &\necho $! > child.pid\nexec python3 -u '{}'\n",
+            random.display()
+        ),
+    )
+    .unwrap();
+    let mut perms = std::fs::metadata(bot.join("run.sh")).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(bot.join("run.sh"), perms).unwrap();
+    let out = play(BotSpec::from_dir(&bot), test_bot("random"), game(22, 20), &config());
+    assert_eq!(out.report.turns, 20);
+    let pid: i32 = std::fs::read_to_string(bot.join("child.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(gone(pid), "the bot's background child {pid} survived the match");
+}
+
+#[test]
+fn a_bot_directory_without_run_sh_is_an_error_not_a_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = play_match(
+        game(23, 1200),
+        1,
+        &[BotSpec::from_dir(dir.path()), test_bot("random")],
+        &ProcessLauncher::default(),
+        &config(),
+    )
+    .err()
+    .expect("no run.sh cannot be played");
+    assert!(matches!(err, RunnerError::Build { seat: 0, .. }), "{err:?}");
+}
+
+/// Whether `pid` has ended (waits up to two seconds for the kernel to reap it).
+fn gone(pid: i32) -> bool {
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    loop {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // Missing, or a zombie waiting for its new parent to reap it.
+        let state = status.rsplit(") ").next().and_then(|s| s.chars().next());
+        if status.is_empty() || state == Some('Z') {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
