@@ -6,7 +6,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(name = "arena", version, about = "Arena: referee bot matches and tournaments")]
+#[command(
+    name = "arena",
+    version,
+    about = "Arena: referee bot matches and tournaments"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

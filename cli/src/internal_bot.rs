@@ -73,7 +73,10 @@ fn random_move(
             continue;
         }
         let (row, col) = (cell / width, cell % width);
-        for (dir, (dr, dc)) in [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)].into_iter().enumerate() {
+        for (dir, (dr, dc)) in [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)]
+            .into_iter()
+            .enumerate()
+        {
             let (r, c) = (row as i64 + dr, col as i64 + dc);
             if r < 0 || c < 0 || r >= height as i64 || c >= width as i64 {
                 continue;

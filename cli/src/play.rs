@@ -12,7 +12,10 @@ use arena_worker::{BotSpec, MatchReport, ProcessLauncher, RunnerConfig, play_mat
 use crate::cli::{GameName, PlayArgs};
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
-    let bots = [BotSpec::from_dir(&args.bot_a), BotSpec::from_dir(&args.bot_b)];
+    let bots = [
+        BotSpec::from_dir(&args.bot_a),
+        BotSpec::from_dir(&args.bot_b),
+    ];
     for bot in &bots {
         bot.validate()?;
     }

@@ -9,7 +9,9 @@ fn arena() -> Command {
 }
 
 fn bot(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../bots").join(path)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../bots")
+        .join(path)
 }
 
 #[test]
@@ -24,7 +26,11 @@ fn play_json_prints_the_documented_result_and_replays_verify() {
         .arg(&replay)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(result["game"], "generals");
     assert_eq!(result["seed"], 5);

@@ -200,8 +200,7 @@ fn replay(fx: &Fixture) -> Result<(), String> {
         }
         if changes != turn.changes {
             let engine: BTreeMap<_, _> = changes.iter().map(|c| ((c[0], c[1]), *c)).collect();
-            let fixture: BTreeMap<_, _> =
-                turn.changes.iter().map(|c| ((c[0], c[1]), *c)).collect();
+            let fixture: BTreeMap<_, _> = turn.changes.iter().map(|c| ((c[0], c[1]), *c)).collect();
             let cell = engine
                 .keys()
                 .chain(fixture.keys())

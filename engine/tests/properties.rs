@@ -35,12 +35,19 @@ fn play_random(seed: u64, params: Params) -> (Generals, Vec<[Action; 2]>, Genera
         game.step_pair(pair);
         actions.push(pair);
         let counted = recount(&game);
-        for p in 0..2 {
-            assert_eq!(game.totals(p), counted[p], "totals drifted at time {}", game.time());
+        for (p, counted) in counted.iter().enumerate() {
+            assert_eq!(
+                game.totals(p),
+                *counted,
+                "totals drifted at time {}",
+                game.time()
+            );
             let mut owned: Vec<u32> = game.owned_cells(p).to_vec();
             owned.sort_unstable();
             let expected: Vec<u32> = (0..game.height() * game.width())
-                .filter(|&c| usize::from(game.owner_at(c / game.width(), c % game.width())) == p + 1)
+                .filter(|&c| {
+                    usize::from(game.owner_at(c / game.width(), c % game.width())) == p + 1
+                })
                 .map(|c| c as u32)
                 .collect();
             assert_eq!(owned, expected, "owned list of player {p} drifted");
@@ -85,7 +92,13 @@ proptest! {
 
 #[test]
 fn frames_have_the_documented_shape() {
-    let (_, _, game) = play_random(99, Params { max_turns: 300, ..Params::default() });
+    let (_, _, game) = play_random(
+        99,
+        Params {
+            max_turns: 300,
+            ..Params::default()
+        },
+    );
     for seat in 0..2 {
         let mut frame = Vec::new();
         game.write_frame(seat, &mut frame);

@@ -54,7 +54,11 @@ impl CappedLog {
         let mut out = Vec::with_capacity(self.buf.len() + 64);
         if self.dropped > 0 {
             out.extend_from_slice(
-                format!("[arena: {} earlier bytes of stderr dropped]\n", self.dropped).as_bytes(),
+                format!(
+                    "[arena: {} earlier bytes of stderr dropped]\n",
+                    self.dropped
+                )
+                .as_bytes(),
             );
         }
         out.extend_from_slice(&self.buf[self.start..]);

@@ -78,7 +78,11 @@ impl Launcher for ProcessLauncher {
             unreachable!("all three streams were requested as pipes");
         };
         let mut handle = ProcessHandle::new(child);
-        let pipes = (OwnedFd::from(stdin), OwnedFd::from(stdout), OwnedFd::from(stderr));
+        let pipes = (
+            OwnedFd::from(stdin),
+            OwnedFd::from(stdout),
+            OwnedFd::from(stderr),
+        );
         for fd in [&pipes.0, &pipes.1, &pipes.2] {
             if let Err(e) = fd::set_nonblocking(fd.as_raw_fd()) {
                 let _killed = handle.kill();
@@ -131,12 +135,10 @@ impl Launcher for ProcessLauncher {
             .and_then(|()| handle.wait())
             .map_err(|e| LaunchError::io("end build", &bot.dir, e))?;
         let failure = match finished {
-            None => {
-                Some(format!(
-                    "build.sh ran over its wall limit of {:.0?}",
-                    wall_limit
-                ))
-            }
+            None => Some(format!(
+                "build.sh ran over its wall limit of {:.0?}",
+                wall_limit
+            )),
             Some(exit) => describe_build_failure(exit),
         };
         Ok(BuildReport {

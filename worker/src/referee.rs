@@ -461,7 +461,11 @@ impl<G: Game> Referee<'_, G> {
     /// Reads whatever the bot has written to stdout and stderr, without blocking.
     fn pump_output(&mut self, s: usize, now: Instant) -> Result<(), RunnerError> {
         let seat = &mut self.seats[s];
-        let Some((stdout, stderr)) = seat.process.as_ref().map(|p| (p.stdout.as_raw_fd(), p.stderr.as_raw_fd())) else {
+        let Some((stdout, stderr)) = seat
+            .process
+            .as_ref()
+            .map(|p| (p.stdout.as_raw_fd(), p.stderr.as_raw_fd()))
+        else {
             return Ok(());
         };
         let pipe_error = |source| RunnerError::Pipe { seat: s, source };

@@ -184,7 +184,11 @@ impl<G: Game> Replay<G> {
     /// Applies the forfeits recorded at `turn`; the outcome if that ends the game.
     fn apply_forfeits(&self, game: &mut G, turn: usize) -> Option<Outcome> {
         let at = |f: &Option<SeatForfeit>| f.is_some_and(|f| f.turn as usize <= turn);
-        if !self.forfeits.iter().any(|f| f.is_some_and(|f| f.turn as usize == turn)) {
+        if !self
+            .forfeits
+            .iter()
+            .any(|f| f.is_some_and(|f| f.turn as usize == turn))
+        {
             return None;
         }
         let seats: Vec<usize> = (0..self.forfeits.len())

@@ -12,7 +12,11 @@ use arena_worker::{
 };
 
 fn test_bot(name: &str) -> BotSpec {
-    BotSpec::from_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../bots/test").join(name))
+    BotSpec::from_dir(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../bots/test")
+            .join(name),
+    )
 }
 
 fn game(seed: u64, max_turns: u32) -> Generals {
@@ -40,7 +44,12 @@ fn play(a: BotSpec, b: BotSpec, game: Generals, config: &RunnerConfig) -> MatchO
 
 #[test]
 fn random_bots_play_a_whole_game_that_replays_exactly() {
-    let out = play(test_bot("random"), test_bot("random"), game(11, 1200), &config());
+    let out = play(
+        test_bot("random"),
+        test_bot("random"),
+        game(11, 1200),
+        &config(),
+    );
     let r = &out.report;
     assert!(
         [
@@ -79,7 +88,12 @@ fn a_bot_late_once_is_not_shifted_by_a_turn() {
         per_move: Duration::from_millis(200),
         ..config()
     };
-    let out = play(test_bot("echo-turn"), test_bot("random"), game(12, 40), &cfg);
+    let out = play(
+        test_bot("echo-turn"),
+        test_bot("random"),
+        game(12, 40),
+        &cfg,
+    );
     let seat0 = &out.report.players[0];
     assert_eq!(seat0.faults.timeout, 1, "{seat0:?}");
     assert_eq!(seat0.faults.malformed, 0);
@@ -90,7 +104,10 @@ fn a_bot_late_once_is_not_shifted_by_a_turn() {
         } else {
             assert_eq!(turn.faults[0], None, "turn {t}");
             assert_eq!(action.kind, ActionKind::Pass);
-            assert_eq!(action.row, t as i64, "turn {t} got the reply to another frame");
+            assert_eq!(
+                action.row, t as i64,
+                "turn {t} got the reply to another frame"
+            );
         }
     }
     assert_eq!(seat0.moves, out.report.turns - 1);
@@ -104,7 +121,12 @@ fn a_sleeping_bot_faults_until_it_forfeits_without_delaying_the_other() {
         fault_limit: 6,
         ..config()
     };
-    let out = play(test_bot("sleeper"), test_bot("random"), game(13, 1200), &cfg);
+    let out = play(
+        test_bot("sleeper"),
+        test_bot("random"),
+        game(13, 1200),
+        &cfg,
+    );
     let r = &out.report;
     assert_eq!(r.players[0].forfeit, Some(Forfeit::Faults));
     assert_eq!(r.players[0].faults.timeout, 6);
@@ -141,7 +163,12 @@ fn garbage_replies_are_malformed_faults() {
         fault_limit: 10,
         ..config()
     };
-    let out = play(test_bot("garbage"), test_bot("random"), game(15, 1200), &cfg);
+    let out = play(
+        test_bot("garbage"),
+        test_bot("random"),
+        game(15, 1200),
+        &cfg,
+    );
     let garbage = &out.report.players[0];
     assert_eq!(garbage.faults.malformed, 10, "{garbage:?}");
     assert_eq!(garbage.faults.timeout, 0);
@@ -163,7 +190,12 @@ fn an_endless_line_is_bounded_and_never_answers() {
         line_cap: 4096,
         ..config()
     };
-    let out = play(test_bot("flooder"), test_bot("random"), game(16, 1200), &cfg);
+    let out = play(
+        test_bot("flooder"),
+        test_bot("random"),
+        game(16, 1200),
+        &cfg,
+    );
     let flooder = &out.report.players[0];
     assert_eq!(flooder.forfeit, Some(Forfeit::Faults));
     assert_eq!(flooder.moves, 0);
@@ -172,7 +204,12 @@ fn an_endless_line_is_bounded_and_never_answers() {
 
 #[test]
 fn a_bot_that_exits_forfeits_at_once() {
-    let out = play(test_bot("random"), test_bot("early-exit"), game(17, 1200), &config());
+    let out = play(
+        test_bot("random"),
+        test_bot("early-exit"),
+        game(17, 1200),
+        &config(),
+    );
     let r = &out.report;
     assert_eq!(r.players[1].forfeit, Some(Forfeit::Exit));
     assert_eq!(r.players[0].forfeit, None);
@@ -184,7 +221,12 @@ fn a_bot_that_exits_forfeits_at_once() {
 
 #[test]
 fn a_crashing_bot_forfeits_with_crash() {
-    let out = play(test_bot("crash"), test_bot("random"), game(18, 1200), &config());
+    let out = play(
+        test_bot("crash"),
+        test_bot("random"),
+        game(18, 1200),
+        &config(),
+    );
     let r = &out.report;
     assert_eq!(r.players[0].forfeit, Some(Forfeit::Crash));
     assert_eq!(r.winner, Some(1));
@@ -197,13 +239,21 @@ fn stderr_is_kept_capped_and_the_game_goes_on() {
         stderr_cap: 64 * 1024,
         ..config()
     };
-    let out = play(test_bot("stderr-flood"), test_bot("random"), game(19, 30), &cfg);
+    let out = play(
+        test_bot("stderr-flood"),
+        test_bot("random"),
+        game(19, 30),
+        &cfg,
+    );
     let flood = &out.report.players[0];
     assert_eq!(flood.faults.total(), 0, "{flood:?}");
     assert_eq!(flood.moves, out.report.turns);
     let log = &out.logs[0];
     assert!(log.len() <= 64 * 1024 + 128, "log is {} bytes", log.len());
-    assert!(log.starts_with(b"[arena: "), "the log says bytes were dropped");
+    assert!(
+        log.starts_with(b"[arena: "),
+        "the log says bytes were dropped"
+    );
 }
 
 #[test]
@@ -217,13 +267,21 @@ fn a_failed_build_forfeits_without_playing() {
         "#!/bin/sh\necho compiling\necho 'error: no' >&2\nexit 3\n",
     )
     .unwrap();
-    let out = play(BotSpec::from_dir(&bot), test_bot("random"), game(20, 1200), &config());
+    let out = play(
+        BotSpec::from_dir(&bot),
+        test_bot("random"),
+        game(20, 1200),
+        &config(),
+    );
     let r = &out.report;
     assert_eq!(r.players[0].forfeit, Some(Forfeit::BuildFailed));
     assert_eq!(r.winner, Some(1));
     assert_eq!(r.turns, 0);
     let log = String::from_utf8_lossy(&out.logs[0]);
-    assert!(log.contains("compiling") && log.contains("error: no"), "{log}");
+    assert!(
+        log.contains("compiling") && log.contains("error: no"),
+        "{log}"
+    );
     out.replay.verify().expect("replays");
 }
 
@@ -233,12 +291,21 @@ fn a_build_over_its_wall_limit_is_killed_and_fails() {
     let bot = dir.path().join("slow-build");
     std::fs::create_dir(&bot).unwrap();
     std::fs::write(bot.join("run.sh"), "exec cat\n").unwrap();
-    std::fs::write(bot.join("build.sh"), "echo $$ > build.pid\nexec sleep 300\n").unwrap();
+    std::fs::write(
+        bot.join("build.sh"),
+        "echo $$ > build.pid\nexec sleep 300\n",
+    )
+    .unwrap();
     let cfg = RunnerConfig {
         build_limit: Duration::from_millis(300),
         ..config()
     };
-    let out = play(BotSpec::from_dir(&bot), test_bot("random"), game(21, 1200), &cfg);
+    let out = play(
+        BotSpec::from_dir(&bot),
+        test_bot("random"),
+        game(21, 1200),
+        &cfg,
+    );
     assert_eq!(out.report.players[0].forfeit, Some(Forfeit::BuildFailed));
     let pid: i32 = std::fs::read_to_string(bot.join("build.pid"))
         .unwrap()
@@ -265,14 +332,22 @@ fn every_process_a_bot_started_is_gone_after_the_match() {
     let mut perms = std::fs::metadata(bot.join("run.sh")).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
     std::fs::set_permissions(bot.join("run.sh"), perms).unwrap();
-    let out = play(BotSpec::from_dir(&bot), test_bot("random"), game(22, 20), &config());
+    let out = play(
+        BotSpec::from_dir(&bot),
+        test_bot("random"),
+        game(22, 20),
+        &config(),
+    );
     assert_eq!(out.report.turns, 20);
     let pid: i32 = std::fs::read_to_string(bot.join("child.pid"))
         .unwrap()
         .trim()
         .parse()
         .unwrap();
-    assert!(gone(pid), "the bot's background child {pid} survived the match");
+    assert!(
+        gone(pid),
+        "the bot's background child {pid} survived the match"
+    );
 }
 
 #[test]
@@ -306,4 +381,3 @@ fn gone(pid: i32) -> bool {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
-

@@ -71,7 +71,11 @@ pub enum SetupError {
     #[error("kind plane has {got} cells, expected {expected}")]
     KindLength { got: usize, expected: usize },
     #[error("general of player {player} at {row},{col} is off the board")]
-    GeneralOffBoard { player: usize, row: usize, col: usize },
+    GeneralOffBoard {
+        player: usize,
+        row: usize,
+        col: usize,
+    },
     #[error("both generals stand on the same cell")]
     GeneralsCoincide,
     #[error("general of player {player} stands on a mountain")]

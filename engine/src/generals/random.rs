@@ -27,8 +27,7 @@ pub fn random_legal_action(game: &Generals, player: usize, rng: &mut SplitMix64)
     for &cell in tail.iter().chain(head) {
         let cell = cell as usize;
         let army = game.army[cell];
-        if wants_build && game.kind[cell] == Kind::Plain && army >= game.build_cost(player, cell)
-        {
+        if wants_build && game.kind[cell] == Kind::Plain && army >= game.build_cost(player, cell) {
             let (row, col) = (cell / game.width, cell % game.width);
             return Action::build(row as i64, col as i64);
         }

@@ -80,9 +80,8 @@ impl Generals {
         };
 
         // 8. The turn cap: a decision on the last step still counts as one.
-        self.outcome = outcome.or_else(|| {
-            (self.time >= self.params.max_turns).then(|| draw("turn_cap_draw"))
-        });
+        self.outcome =
+            outcome.or_else(|| (self.time >= self.params.max_turns).then(|| draw("turn_cap_draw")));
         self.outcome.as_ref()
     }
 
@@ -132,10 +131,7 @@ impl Generals {
             return passes[0] && !passes[1];
         }
         let src = [self.source(&actions[0]), self.source(&actions[1])];
-        let dst = [
-            self.destination(&actions[0]),
-            self.destination(&actions[1]),
-        ];
+        let dst = [self.destination(&actions[0]), self.destination(&actions[1])];
         let chase = |p: usize| dst[p].is_some() && dst[p] == src[1 - p];
         let reinforce = |p: usize| dst[p].is_some_and(|d| self.owner[d] == p as u8 + 1);
         let army = |p: usize| src[p].map_or(0, |s| self.army[s]);
