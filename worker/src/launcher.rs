@@ -89,6 +89,22 @@ pub struct BuildReport {
     /// The combined stdout and stderr of the build, capped.
     pub log: Vec<u8>,
     pub duration: Duration,
+    /// Where the built bot lives, when the launcher builds into a copy (the
+    /// sandbox's cache); `None` means the bot's own directory.
+    pub artifact: Option<PathBuf>,
+}
+
+impl BuildReport {
+    /// A build that failed for `reason` before producing anything.
+    pub fn failed(reason: String, started: std::time::Instant) -> Self {
+        Self {
+            succeeded: false,
+            failure: Some(reason),
+            log: Vec::new(),
+            duration: started.elapsed(),
+            artifact: None,
+        }
+    }
 }
 
 /// Starts bots. One launcher serves every seat of a match.
@@ -112,6 +128,16 @@ pub enum LaunchError {
     Spawn {
         path: PathBuf,
         source: std::io::Error,
+    },
+    #[error("{path} cannot be started")]
+    BotCannotStart {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("sandbox failure for {path}")]
+    Sandbox {
+        path: PathBuf,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     #[error("cannot {what} for {path}")]
     Io {

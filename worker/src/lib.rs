@@ -15,6 +15,7 @@ pub mod process;
 pub mod referee;
 pub mod replay;
 pub mod report;
+pub mod submission;
 
 pub use launcher::{BotSpec, Launcher};
 pub use process::ProcessLauncher;

@@ -106,6 +106,7 @@ impl Launcher for ProcessLauncher {
                 failure: None,
                 log: Vec::new(),
                 duration: Duration::ZERO,
+                artifact: None,
             });
         }
         let mut command = script_command(&bot.dir, BUILD_SCRIPT)?;
@@ -146,6 +147,7 @@ impl Launcher for ProcessLauncher {
             failure,
             log: log.contents(),
             duration: started.elapsed(),
+            artifact: None,
         })
     }
 }

@@ -108,6 +108,7 @@ pub fn play_match<G: Game>(
     };
 
     let mut build_logs = Vec::with_capacity(bots.len());
+    let mut runnable = Vec::with_capacity(bots.len());
     for (seat, bot) in bots.iter().enumerate() {
         let build = launcher
             .build(bot, config.build_limit)
@@ -117,22 +118,46 @@ pub fn play_match<G: Game>(
             state.forfeit_at(Forfeit::BuildFailed, 0);
         }
         referee.seats.push(state);
-        build_logs.push(build.log);
+        let mut log = build.log;
+        if let Some(reason) = build.failure {
+            log.extend_from_slice(format!("\n[arena: build failed: {reason}]\n").as_bytes());
+        }
+        build_logs.push(log);
+        runnable.push(BotSpec {
+            name: bot.name.clone(),
+            dir: build.artifact.unwrap_or_else(|| bot.dir.clone()),
+        });
     }
     let failed_builds: Vec<usize> = (0..bots.len())
         .filter(|&s| referee.seats[s].forfeit.is_some())
         .collect();
     let outcome = if failed_builds.is_empty() {
-        for (seat, bot) in bots.iter().enumerate() {
-            let launched = launcher
-                .launch(bot, seat)
-                .map_err(|source| RunnerError::Launch { seat, source })?;
-            referee.seats[seat].process = Some(Process::from(launched));
+        let mut unstartable = Vec::new();
+        for (seat, bot) in runnable.iter().enumerate() {
+            match launcher.launch(bot, seat) {
+                Ok(launched) => referee.seats[seat].process = Some(Process::from(launched)),
+                Err(LaunchError::BotCannotStart { .. }) => {
+                    referee.seats[seat].forfeit_at(Forfeit::Exit, 0);
+                    unstartable.push(seat);
+                }
+                Err(source) => {
+                    referee.stop_all();
+                    return Err(RunnerError::Launch { seat, source });
+                }
+            }
         }
-        let played = referee.play();
-        // Bots are stopped whether the game ended or the runner failed.
-        referee.stop_all();
-        played?
+        if unstartable.is_empty() {
+            let played = referee.play();
+            // Bots are stopped whether the game ended or the runner failed.
+            referee.stop_all();
+            played?
+        } else {
+            referee.stop_all();
+            referee
+                .game
+                .forfeit(&unstartable)
+                .unwrap_or_else(|| unreachable_outcome(referee.game.seats()))
+        }
     } else {
         referee
             .game
@@ -254,10 +279,15 @@ impl SeatState {
         self.faults.add(kind);
     }
 
-    /// Handles one complete line from the bot.
+    /// Handles one complete line from the bot, read at `now`.
     fn take_line(&mut self, line: Line<'_>, now: Instant) {
         let index = self.lines_seen;
         match &self.pending {
+            // Read after its deadline: late, whatever the runner was doing.
+            Some(pending) if pending.frame == index && now > pending.deadline => {
+                self.lines_seen += 1;
+                self.resolve(Err(FaultKind::Timeout));
+            }
             Some(pending) if pending.frame == index => {
                 self.lines_seen += 1;
                 let latency = now.saturating_duration_since(pending.sent_at);
@@ -339,14 +369,13 @@ impl<G: Game> Referee<'_, G> {
 
     /// Renders and queues this turn's frame for every live seat.
     fn send_frames(&mut self) -> Result<(), RunnerError> {
-        let now = Instant::now();
         for s in 0..self.seats.len() {
             if !self.seats[s].live() {
                 continue;
             }
             // Lines written before this frame was sent answer nothing: take
             // them now so they are not mistaken for its reply.
-            self.pump_output(s, now)?;
+            self.pump_output(s)?;
             let seat = &mut self.seats[s];
             self.frame.clear();
             if seat.frames_sent == 0 {
@@ -380,7 +409,6 @@ impl<G: Game> Referee<'_, G> {
     fn collect_replies(&mut self) -> Result<(), RunnerError> {
         let mut spin_until = Instant::now() + self.config.spin;
         loop {
-            let now = Instant::now();
             let mut earliest: Option<Instant> = None;
             for s in 0..self.seats.len() {
                 if self.seats[s].pending.is_none() {
@@ -388,7 +416,10 @@ impl<G: Game> Referee<'_, G> {
                 }
                 flush_outbox(&mut self.seats[s])
                     .map_err(|source| RunnerError::Pipe { seat: s, source })?;
-                self.pump_output(s, now)?;
+                self.pump_output(s)?;
+                // Read after the pipe was drained: a reply that lands between
+                // the read and this check waits for the next pass.
+                let now = Instant::now();
                 let seat = &mut self.seats[s];
                 if seat.stdout_closed && seat.live() {
                     let forfeit = self.exit_forfeit(s);
@@ -416,7 +447,7 @@ impl<G: Game> Referee<'_, G> {
             let Some(earliest) = earliest else {
                 return Ok(());
             };
-            if now < spin_until {
+            if Instant::now() < spin_until {
                 std::hint::spin_loop();
                 continue;
             }
@@ -459,7 +490,7 @@ impl<G: Game> Referee<'_, G> {
     }
 
     /// Reads whatever the bot has written to stdout and stderr, without blocking.
-    fn pump_output(&mut self, s: usize, now: Instant) -> Result<(), RunnerError> {
+    fn pump_output(&mut self, s: usize) -> Result<(), RunnerError> {
         let seat = &mut self.seats[s];
         let Some((stdout, stderr)) = seat
             .process
@@ -476,6 +507,8 @@ impl<G: Game> Referee<'_, G> {
             }
             match fd::read_some(stdout, &mut self.read_buf).map_err(pipe_error)? {
                 ReadOutcome::Data(n) => {
+                    // Lines count as read when the read returned them.
+                    let now = Instant::now();
                     let mut lines = std::mem::replace(&mut seat.lines, LineSplitter::new(0));
                     lines.feed(&self.read_buf[..n], |line| seat.take_line(line, now));
                     seat.lines = lines;
@@ -533,7 +566,7 @@ impl<G: Game> Referee<'_, G> {
         for s in 0..self.seats.len() {
             while Instant::now() < deadline {
                 // Keep draining so a bot blocked on a full stderr pipe can exit.
-                if self.pump_output(s, Instant::now()).is_err() {
+                if self.pump_output(s).is_err() {
                     break;
                 }
                 match self.peek_exit(s) {

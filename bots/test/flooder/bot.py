@@ -1,4 +1,8 @@
-"""After the handshake, writes 'x' forever and never ends a line."""
+"""After the handshake, writes 'x' forever and never ends a line.
+
+It never reads again; it ends when the runner closes its stdout (the write
+fails) or kills it."""
+import os
 import sys
 
 
@@ -16,4 +20,5 @@ if __name__ == "__main__":
     try:
         main()
     except (BrokenPipeError, KeyboardInterrupt):
-        pass
+        # Exit at once: a normal exit would flush stdout again and complain.
+        os._exit(0)

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Runs from this directory for the whole match; build.sh made ./bot.
+exec ./bot

@@ -1,0 +1,258 @@
+//! A submission as a tree of files: its content address, and a faithful copy
+//! that never follows a link.
+//!
+//! Participants control every byte here, so the host side only ever looks at
+//! entries with `lstat`: a symlink is hashed and copied as a link (its target
+//! is only ever resolved inside the sandbox), and special files (fifos,
+//! sockets, devices) are refused.
+
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+/// Largest tree accepted, to bound what a hostile submission can cost.
+pub const MAX_ENTRIES: usize = 100_000;
+pub const MAX_BYTES: u64 = 2 << 30;
+
+#[derive(Debug, thiserror::Error)]
+pub enum TreeError {
+    #[error(
+        "{path} is a special file (fifo, socket or device); submissions hold only files, directories and symlinks"
+    )]
+    SpecialFile { path: PathBuf },
+    #[error("the tree has more than {MAX_ENTRIES} entries")]
+    TooManyEntries,
+    #[error("the tree holds more than {MAX_BYTES} bytes")]
+    TooLarge,
+    #[error("cannot {what} {path}")]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn io(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> TreeError {
+    let path = path.to_owned();
+    move |source| TreeError::Io { what, path, source }
+}
+
+/// One entry, relative to the tree's root, in sorted walk order.
+enum Entry {
+    Dir(PathBuf),
+    File { path: PathBuf, executable: bool },
+    Symlink { path: PathBuf, target: PathBuf },
+}
+
+/// Lists the tree below `root` in a stable order without following links.
+fn walk(root: &Path) -> Result<Vec<Entry>, TreeError> {
+    let mut entries = Vec::new();
+    let mut bytes = 0u64;
+    let mut pending = vec![PathBuf::new()];
+    while let Some(relative) = pending.pop() {
+        let dir = root.join(&relative);
+        let mut names: Vec<_> = fs::read_dir(&dir)
+            .map_err(io("list", &dir))?
+            .map(|e| e.map(|e| e.file_name()))
+            .collect::<Result<_, _>>()
+            .map_err(io("list", &dir))?;
+        names.sort();
+        let mut subdirs = Vec::new();
+        for name in names {
+            let path = relative.join(&name);
+            let full = root.join(&path);
+            let meta = fs::symlink_metadata(&full).map_err(io("inspect", &full))?;
+            let kind = meta.file_type();
+            if kind.is_symlink() {
+                let target = fs::read_link(&full).map_err(io("read link", &full))?;
+                entries.push(Entry::Symlink { path, target });
+            } else if kind.is_dir() {
+                entries.push(Entry::Dir(path.clone()));
+                subdirs.push(path);
+            } else if kind.is_file() {
+                bytes += meta.size();
+                if bytes > MAX_BYTES {
+                    return Err(TreeError::TooLarge);
+                }
+                entries.push(Entry::File {
+                    path,
+                    executable: meta.mode() & 0o111 != 0,
+                });
+            } else {
+                return Err(TreeError::SpecialFile { path: full });
+            }
+            if entries.len() > MAX_ENTRIES {
+                return Err(TreeError::TooManyEntries);
+            }
+        }
+        // Reverse so the stack pops them in sorted order.
+        pending.extend(subdirs.into_iter().rev());
+    }
+    Ok(entries)
+}
+
+/// The sha256 of a tree, in hex: names, kinds, the executable bit, file
+/// contents and link targets. Timestamps and owners do not count.
+pub fn tree_hash(root: &Path) -> Result<String, TreeError> {
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    for entry in walk(root)? {
+        match entry {
+            Entry::Dir(path) => {
+                hasher.update(b"d\0");
+                hasher.update(path.as_os_str().as_encoded_bytes());
+                hasher.update(b"\0");
+            }
+            Entry::Symlink { path, target } => {
+                hasher.update(b"l\0");
+                hasher.update(path.as_os_str().as_encoded_bytes());
+                hasher.update(b"\0");
+                hasher.update(target.as_os_str().as_encoded_bytes());
+                hasher.update(b"\0");
+            }
+            Entry::File { path, executable } => {
+                hasher.update(if executable { b"x\0" } else { b"f\0" });
+                hasher.update(path.as_os_str().as_encoded_bytes());
+                hasher.update(b"\0");
+                let full = root.join(&path);
+                let mut file = open_no_follow(&full)?;
+                let mut length = 0u64;
+                let mut content = Sha256::new();
+                loop {
+                    let n = file.read(&mut buf).map_err(io("read", &full))?;
+                    if n == 0 {
+                        break;
+                    }
+                    length += n as u64;
+                    content.update(&buf[..n]);
+                }
+                hasher.update(length.to_le_bytes());
+                hasher.update(content.finalize());
+            }
+        }
+    }
+    Ok(hex(&hasher.finalize()))
+}
+
+/// Copies the tree at `from` into the new directory `to` (files, directories,
+/// links as links), keeping only the executable bit of each file's mode.
+pub fn copy_tree(from: &Path, to: &Path) -> Result<(), TreeError> {
+    let entries = walk(from)?;
+    fs::create_dir(to).map_err(io("create", to))?;
+    for entry in entries {
+        match entry {
+            Entry::Dir(path) => {
+                let target = to.join(&path);
+                fs::create_dir(&target).map_err(io("create", &target))?;
+            }
+            Entry::Symlink { path, target } => {
+                let link = to.join(&path);
+                std::os::unix::fs::symlink(&target, &link).map_err(io("link", &link))?;
+            }
+            Entry::File { path, executable } => {
+                let source = from.join(&path);
+                let target = to.join(&path);
+                let mut reader = open_no_follow(&source)?;
+                let mut writer = fs::File::create(&target).map_err(io("create", &target))?;
+                std::io::copy(&mut reader, &mut writer).map_err(io("copy", &source))?;
+                let mode = if executable { 0o755 } else { 0o644 };
+                fs::set_permissions(&target, fs::Permissions::from_mode(mode))
+                    .map_err(io("set mode of", &target))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Applies `apply` to every directory and regular file below `root` (links
+/// and special files are skipped, never followed).
+pub fn for_each_plain_entry(
+    root: &Path,
+    mut apply: impl FnMut(&Path, &fs::Metadata) -> std::io::Result<()>,
+) -> Result<(), TreeError> {
+    let mut pending = vec![root.to_owned()];
+    while let Some(dir) = pending.pop() {
+        let meta = fs::symlink_metadata(&dir).map_err(io("inspect", &dir))?;
+        apply(&dir, &meta).map_err(io("update", &dir))?;
+        for entry in fs::read_dir(&dir).map_err(io("list", &dir))? {
+            let path = entry.map_err(io("list", &dir))?.path();
+            let meta = fs::symlink_metadata(&path).map_err(io("inspect", &path))?;
+            if meta.file_type().is_dir() {
+                pending.push(path);
+            } else if meta.file_type().is_file() {
+                apply(&path, &meta).map_err(io("update", &path))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn open_no_follow(path: &Path) -> Result<fs::File, TreeError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(io("open", path))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("run.sh"), "exec ./bot\n").unwrap();
+        fs::set_permissions(dir.path().join("run.sh"), fs::Permissions::from_mode(0o755)).unwrap();
+        fs::create_dir(dir.path().join("src")).unwrap();
+        fs::write(dir.path().join("src/main.rs"), "fn main() {}\n").unwrap();
+        std::os::unix::fs::symlink("/etc/shadow", dir.path().join("sneaky")).unwrap();
+        dir
+    }
+
+    #[test]
+    fn the_hash_covers_content_names_modes_and_links() {
+        let dir = tree();
+        let base = tree_hash(dir.path()).unwrap();
+        assert_eq!(base, tree_hash(dir.path()).unwrap());
+        fs::write(dir.path().join("src/main.rs"), "fn main() { }\n").unwrap();
+        let edited = tree_hash(dir.path()).unwrap();
+        assert_ne!(base, edited);
+        fs::set_permissions(dir.path().join("run.sh"), fs::Permissions::from_mode(0o644)).unwrap();
+        let mode = tree_hash(dir.path()).unwrap();
+        assert_ne!(edited, mode);
+        fs::remove_file(dir.path().join("sneaky")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", dir.path().join("sneaky")).unwrap();
+        assert_ne!(mode, tree_hash(dir.path()).unwrap());
+    }
+
+    #[test]
+    fn a_copy_keeps_links_as_links_and_hashes_the_same() {
+        let dir = tree();
+        let out = tempfile::tempdir().unwrap();
+        let copy = out.path().join("copy");
+        copy_tree(dir.path(), &copy).unwrap();
+        assert_eq!(tree_hash(dir.path()).unwrap(), tree_hash(&copy).unwrap());
+        let link = fs::symlink_metadata(copy.join("sneaky")).unwrap();
+        assert!(link.file_type().is_symlink(), "the link was followed");
+    }
+
+    #[test]
+    fn special_files_are_refused() {
+        let dir = tree();
+        let fifo = std::ffi::CString::new(dir.path().join("pipe").to_str().unwrap()).unwrap();
+        // SAFETY: creates a fifo at a path in our temp dir.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        assert!(matches!(
+            tree_hash(dir.path()),
+            Err(TreeError::SpecialFile { .. })
+        ));
+    }
+}
