@@ -1,0 +1,580 @@
+//! cgroup v1 backend: one directory per controller mount (`<root>/<controller>/<parent>/<leaf>`).
+//!
+//! Limits go through cgroups-rs setters on a [`RootedV1`] handle; directories, the parent's
+//! cpuset, reads and the freeze-kill-thaw loop are done here (see [`super::control`] for why
+//! reads are not cgroups-rs's).
+
+use std::collections::BTreeSet;
+use std::io;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use cgroups_rs::FreezerState;
+use cgroups_rs::fs::freezer::FreezerController;
+use cgroups_rs::fs::memory::MemController;
+use cgroups_rs::fs::pid::PidController;
+use cgroups_rs::fs::{Cgroup, Controller, MaxValue};
+use cgroups_rs::fs::{cpuacct::CpuAcctController, cpuset::CpuSetController};
+
+use super::control::{self, Backoff, CGROUP_PROCS, FakeKernel};
+use super::error::CgroupError;
+use super::hierarchy::{RootedV1, V1Controller};
+use super::limits::{CgroupLimits, MemswOrder, memsw_order, unenforceable};
+
+/// Memory hard limit.
+const MEMORY_LIMIT: &str = "memory.limit_in_bytes";
+/// Memory plus swap limit; present only with swap accounting on.
+const MEMSW_LIMIT: &str = "memory.memsw.limit_in_bytes";
+/// OOM killer state; its `oom_kill` line counts kills (kernel ≥ 4.13).
+const MEMORY_OOM_CONTROL: &str = "memory.oom_control";
+/// Peak memory usage in bytes.
+const MEMORY_MAX_USAGE: &str = "memory.max_usage_in_bytes";
+/// Task limit.
+const PIDS_MAX: &str = "pids.max";
+/// CPUs of a cpuset; empty in a new group, and attaching to an empty cpuset fails (ENOSPC).
+const CPUSET_CPUS: &str = "cpuset.cpus";
+/// Memory nodes of a cpuset; same emptiness rule as `cpuset.cpus`.
+const CPUSET_MEMS: &str = "cpuset.mems";
+/// CPU time consumed, in nanoseconds.
+const CPUACCT_USAGE: &str = "cpuacct.usage";
+/// The line in `memory.oom_control` counting OOM kills.
+const OOM_KILL_KEY: &str = "oom_kill";
+
+/// How long one kill round waits for `freezer.state` to turn `FROZEN` before signalling
+/// anyway (a task in uninterruptible sleep can hold a freeze up).
+const FREEZE_WAIT: Duration = Duration::from_millis(100);
+
+/// Creates v1 leaves under one parent group in every controller hierarchy.
+#[derive(Debug)]
+pub(crate) struct V1Manager {
+    /// cgroups-rs view of the controller mounts found under the root.
+    hier: RootedV1,
+    /// Each controller found, with its mount directory.
+    mounts: Vec<(V1Controller, PathBuf)>,
+    /// Distinct hierarchy directories, in join order: co-mounted controllers
+    /// (`cpu,cpuacct`) share one, and a leaf must be created and joined once per hierarchy.
+    hierarchies: Vec<PathBuf>,
+    /// The parent group, relative to each hierarchy (e.g. `arena`).
+    parent: PathBuf,
+    /// Whether limits needing an absent controller are skipped instead of refused.
+    allow_missing: bool,
+    /// Test stand-in for the kernel's mkdir/rmdir behaviour.
+    fake: FakeKernel,
+}
+
+impl V1Manager {
+    /// Finds the controller mounts under `root` and prepares `parent` in each of them.
+    pub(crate) fn new(
+        root: &Path,
+        parent: &Path,
+        allow_missing: bool,
+        fake: FakeKernel,
+    ) -> Result<Self, CgroupError> {
+        let mut mounts = vec![];
+        let mut hierarchies = vec![];
+        let mut seen = BTreeSet::new();
+        for controller in V1Controller::ALL {
+            let dir = root.join(controller.dir_name());
+            if !dir.is_dir() {
+                continue;
+            }
+            // Co-mounted controllers appear as symlinks to one directory.
+            let canonical = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
+            if seen.insert(canonical) {
+                hierarchies.push(dir.clone());
+            }
+            mounts.push((controller, dir));
+        }
+        if mounts.is_empty() {
+            return Err(CgroupError::ControllerMissing {
+                controller: "memory",
+                limit: "any cgroup v1 hierarchy",
+                path: root.join(V1Controller::Memory.dir_name()),
+            });
+        }
+        let manager = Self {
+            hier: RootedV1::new(root, mounts.clone()),
+            mounts,
+            hierarchies,
+            parent: parent.to_path_buf(),
+            allow_missing,
+            fake,
+        };
+        manager.prepare_parent()?;
+        Ok(manager)
+    }
+
+    /// Creates the parent group in every hierarchy and fills its cpuset from above: a v1
+    /// cpuset starts with empty `cpuset.cpus`/`cpuset.mems`, and no task can be attached
+    /// below it until both are set, top down.
+    fn prepare_parent(&self) -> Result<(), CgroupError> {
+        for hierarchy in &self.hierarchies {
+            let mut dir = hierarchy.clone();
+            for component in self.parent.components() {
+                dir.push(component);
+                control::ensure_dir(&dir, &self.fake).map_err(|source| {
+                    CgroupError::CreateParent {
+                        path: dir.clone(),
+                        source,
+                    }
+                })?;
+            }
+        }
+        let Some(cpuset) = self.mount(V1Controller::Cpuset) else {
+            return Ok(());
+        };
+        let mut above = cpuset.to_path_buf();
+        for component in self.parent.components() {
+            let dir = above.join(component);
+            for file in [CPUSET_CPUS, CPUSET_MEMS] {
+                copy_if_empty(&above, &dir, file)?;
+            }
+            above = dir;
+        }
+        Ok(())
+    }
+
+    /// The mount directory of `controller`, if the host has it.
+    fn mount(&self, controller: V1Controller) -> Option<&Path> {
+        self.mounts
+            .iter()
+            .find(|(c, _)| *c == controller)
+            .map(|(_, dir)| dir.as_path())
+    }
+
+    /// The parent group's directory in every hierarchy.
+    pub(crate) fn parent_dirs(&self) -> Vec<PathBuf> {
+        self.hierarchies
+            .iter()
+            .map(|h| h.join(&self.parent))
+            .collect()
+    }
+
+    /// A handle on leaf `name`, whether or not its directories exist.
+    pub(crate) fn open_existing(&self, name: &str) -> V1Leaf {
+        let relative = self.parent.join(name);
+        V1Leaf {
+            cgroup: self.hier.load(&relative),
+            dirs: self.hierarchies.iter().map(|h| h.join(&relative)).collect(),
+            fake: self.fake,
+        }
+    }
+
+    /// Creates leaf `name` in every hierarchy and applies `limits`. On failure the
+    /// directories created so far are removed again.
+    pub(crate) fn create(&self, name: &str, limits: &CgroupLimits) -> Result<V1Leaf, CgroupError> {
+        let leaf = self.open_existing(name);
+        let mut created = vec![];
+        let result = self.create_dirs(&leaf, &mut created).and_then(|()| self.apply(&leaf, limits));
+        if let Err(e) = result {
+            for dir in created.iter().rev() {
+                if let Err(rm) = control::remove_dir(dir, &self.fake) {
+                    eprintln!(
+                        "arena-sandbox: cleaning up half-created cgroup {}: {rm}",
+                        dir.display()
+                    );
+                }
+            }
+            return Err(e);
+        }
+        Ok(leaf)
+    }
+
+    /// mkdir in each hierarchy, recording what this call created so a failure removes only
+    /// those (an existing leaf may belong to someone else).
+    fn create_dirs(&self, leaf: &V1Leaf, created: &mut Vec<PathBuf>) -> Result<(), CgroupError> {
+        for dir in &leaf.dirs {
+            control::make_dir(dir, &self.fake).map_err(|source| {
+                if source.kind() == io::ErrorKind::AlreadyExists {
+                    CgroupError::LeafExists { path: dir.clone() }
+                } else {
+                    CgroupError::CreateLeaf {
+                        path: dir.clone(),
+                        source,
+                    }
+                }
+            })?;
+            created.push(dir.clone());
+        }
+        Ok(())
+    }
+
+    /// Writes memory, memory+swap, pids and cpuset limits into a fresh leaf.
+    fn apply(&self, leaf: &V1Leaf, limits: &CgroupLimits) -> Result<(), CgroupError> {
+        let cg = &leaf.cgroup;
+        match cg.controller_of::<MemController>() {
+            Some(mem) => self.apply_memory(mem, limits.memory_bytes, limits.memory_i64())?,
+            None => self.missing("memory", "memory limit", V1Controller::Memory)?,
+        }
+        match cg.controller_of::<PidController>() {
+            Some(pids) => {
+                if self.has_file(pids.path(), PIDS_MAX, "pids", "pids limit")? {
+                    pids.set_pid_max(MaxValue::Value(limits.pids_i64()))
+                        .map_err(|source| CgroupError::SetPidsLimit {
+                            path: pids.path().to_path_buf(),
+                            max: limits.pids,
+                            source,
+                        })?;
+                }
+            }
+            None => self.missing("pids", "pids limit", V1Controller::Pids)?,
+        }
+        match cg.controller_of::<CpuSetController>() {
+            Some(cpuset) => self.apply_cpuset(cpuset, limits)?,
+            // Without pinning there is nothing the cpuset controller would add.
+            None if limits.cpus.is_empty() => {}
+            None => self.missing("cpuset", "cpu pinning", V1Controller::Cpuset)?,
+        }
+        Ok(())
+    }
+
+    /// Sets `memory.limit_in_bytes` and `memory.memsw.limit_in_bytes` to the same value (no
+    /// swap on top), in the order that keeps memsw ≥ memory after each write.
+    fn apply_memory(&self, mem: &MemController, bytes: u64, value: i64) -> Result<(), CgroupError> {
+        let dir = mem.path();
+        if !self.has_file(dir, MEMORY_LIMIT, "memory", "memory limit")? {
+            return Ok(());
+        }
+        let has_memsw = self.has_file(
+            dir,
+            MEMSW_LIMIT,
+            "memory",
+            "swap limit (memory.memsw.*; swap accounting off?)",
+        )?;
+        let current_path = dir.join(MEMORY_LIMIT);
+        let current = control::read(&current_path).and_then(|text| {
+            control::single_u64(&text)
+                .ok_or_else(|| control::invalid_data(MEMORY_LIMIT, &current_path))
+        });
+        let current = current.map_err(|source| CgroupError::ReadLimit {
+            path: current_path.clone(),
+            source,
+        })?;
+        let set_memory = || {
+            mem.set_limit(value)
+                .map_err(|source| CgroupError::SetMemoryLimit {
+                    path: dir.to_path_buf(),
+                    bytes,
+                    source,
+                })
+        };
+        let set_memsw = || {
+            if !has_memsw {
+                return Ok(());
+            }
+            mem.set_memswap_limit(value)
+                .map_err(|source| CgroupError::SetSwapLimit {
+                    path: dir.to_path_buf(),
+                    value: bytes,
+                    source,
+                })
+        };
+        match memsw_order(current, bytes) {
+            MemswOrder::MemoryFirst => {
+                set_memory()?;
+                set_memsw()
+            }
+            MemswOrder::MemswFirst => {
+                set_memsw()?;
+                set_memory()
+            }
+        }
+    }
+
+    /// Sets the leaf's CPUs (the requested ones, or the parent's when none are requested)
+    /// and copies the parent's memory nodes: both must be non-empty before a task can join.
+    fn apply_cpuset(&self, cpuset: &CpuSetController, limits: &CgroupLimits) -> Result<(), CgroupError> {
+        let dir = cpuset.path();
+        if !self.has_file(dir, CPUSET_CPUS, "cpuset", "cpu pinning")?
+            || !self.has_file(dir, CPUSET_MEMS, "cpuset", "cpuset memory nodes")?
+        {
+            return Ok(());
+        }
+        let parent = dir.parent().unwrap_or(dir);
+        let cpus = if limits.cpus.is_empty() {
+            read_trimmed(parent, CPUSET_CPUS)?
+        } else {
+            limits.cpu_list()
+        };
+        cpuset
+            .set_cpus(&cpus)
+            .map_err(|source| CgroupError::SetCpus {
+                path: dir.to_path_buf(),
+                cpus: cpus.clone(),
+                source,
+            })?;
+        let mems = read_trimmed(parent, CPUSET_MEMS)?;
+        cpuset
+            .set_mems(&mems)
+            .map_err(|source| CgroupError::SetMems {
+                path: dir.to_path_buf(),
+                mems: mems.clone(),
+                source,
+            })
+    }
+
+    /// Whether `dir/file` exists; if not, applies the missing-controller policy (error, or
+    /// skip with a warning). cgroups-rs opens with `O_CREAT`, so this check is also what makes
+    /// a missing file fail on a fake tree the way it does on the kernel.
+    fn has_file(
+        &self,
+        dir: &Path,
+        file: &str,
+        controller: &'static str,
+        limit: &'static str,
+    ) -> Result<bool, CgroupError> {
+        let path = dir.join(file);
+        if path.is_file() {
+            return Ok(true);
+        }
+        unenforceable(self.allow_missing, controller, limit, &path)?;
+        Ok(false)
+    }
+
+    /// Applies the missing-controller policy for a controller that is not mounted at all.
+    fn missing(
+        &self,
+        controller: &'static str,
+        limit: &'static str,
+        which: V1Controller,
+    ) -> Result<(), CgroupError> {
+        let path = self.hier_root().join(which.dir_name());
+        unenforceable(self.allow_missing, controller, limit, &path)
+    }
+
+    /// The root holding the controller mounts.
+    fn hier_root(&self) -> PathBuf {
+        use cgroups_rs::fs::Hierarchy;
+        self.hier.root()
+    }
+
+    /// Names of the leaves under the parent group in any hierarchy (a crash mid-create can
+    /// leave a leaf in only some of them).
+    pub(crate) fn leaf_names(&self) -> Result<BTreeSet<String>, CgroupError> {
+        let mut names = BTreeSet::new();
+        for dir in self.parent_dirs() {
+            match control::child_dirs(&dir) {
+                Ok(found) => names.extend(found),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(source) => return Err(CgroupError::ListLeaves { path: dir, source }),
+            }
+        }
+        Ok(names)
+    }
+}
+
+/// Copies `file` from `above` into `dir` if `dir`'s copy is empty.
+fn copy_if_empty(above: &Path, dir: &Path, file: &'static str) -> Result<(), CgroupError> {
+    let copy_err = |source| CgroupError::CopyCpuset {
+        path: dir.to_path_buf(),
+        file,
+        source,
+    };
+    let current = control::read(&dir.join(file)).map_err(copy_err)?;
+    if !current.trim().is_empty() {
+        return Ok(());
+    }
+    let value = control::read(&above.join(file)).map_err(copy_err)?;
+    control::write(&dir.join(file), value.trim()).map_err(copy_err)
+}
+
+/// Reads a cpuset list from the parent, trimmed.
+fn read_trimmed(dir: &Path, file: &'static str) -> Result<String, CgroupError> {
+    control::read(&dir.join(file))
+        .map(|s| s.trim().to_owned())
+        .map_err(|source| CgroupError::CopyCpuset {
+            path: dir.to_path_buf(),
+            file,
+            source,
+        })
+}
+
+/// One v1 leaf: a directory per hierarchy.
+#[derive(Debug)]
+pub(crate) struct V1Leaf {
+    /// cgroups-rs handle entered into the leaf in every mounted controller.
+    cgroup: Cgroup,
+    /// The leaf's directory in each distinct hierarchy, in join order.
+    dirs: Vec<PathBuf>,
+    /// Test stand-in for the kernel's rmdir behaviour.
+    fake: FakeKernel,
+}
+
+impl V1Leaf {
+    /// The leaf's directory for `C`, if that controller is mounted.
+    fn dir_of<'a, C>(&'a self) -> Option<&'a Path>
+    where
+        &'a C: From<&'a cgroups_rs::fs::Subsystem>,
+        C: Controller + cgroups_rs::fs::ControllIdentifier + 'a,
+    {
+        self.cgroup.controller_of::<C>().map(|c| c.path())
+    }
+
+    /// The leaf's directories.
+    pub(crate) fn paths(&self) -> Vec<PathBuf> {
+        self.dirs.clone()
+    }
+
+    /// One `cgroup.procs` fd per hierarchy.
+    pub(crate) fn open_procs_files(&self) -> Result<Vec<OwnedFd>, CgroupError> {
+        self.dirs
+            .iter()
+            .map(|dir| {
+                let path = dir.join(CGROUP_PROCS);
+                control::open_for_join(&path).map_err(|source| CgroupError::OpenProcs { path, source })
+            })
+            .collect()
+    }
+
+    /// The union of `cgroup.procs` over all hierarchies, sorted. A directory that does not
+    /// exist (partially created or already removed) contributes nothing.
+    pub(crate) fn pids(&self) -> Result<Vec<i32>, CgroupError> {
+        let mut all = BTreeSet::new();
+        for dir in &self.dirs {
+            let path = dir.join(CGROUP_PROCS);
+            match control::read_procs(&path) {
+                Ok(pids) => all.extend(pids),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(source) => return Err(CgroupError::ReadProcs { path, source }),
+            }
+        }
+        Ok(all.into_iter().collect())
+    }
+
+    /// The `oom_kill` line of `memory.oom_control`.
+    pub(crate) fn oom_kills(&self) -> Result<u64, CgroupError> {
+        let dir = self
+            .dir_of::<MemController>()
+            .ok_or_else(|| self.no_controller("memory", "oom kill count"))?;
+        let path = dir.join(MEMORY_OOM_CONTROL);
+        control::read_u64(&path, |t| control::flat_keyed(t, OOM_KILL_KEY))
+            .map_err(|source| CgroupError::ReadOomKills { path, source })
+    }
+
+    /// `memory.max_usage_in_bytes`, or `None` without the memory controller or the file.
+    pub(crate) fn peak_memory(&self) -> Result<Option<u64>, CgroupError> {
+        let Some(dir) = self.dir_of::<MemController>() else {
+            return Ok(None);
+        };
+        let path = dir.join(MEMORY_MAX_USAGE);
+        match control::read_u64(&path, control::single_u64) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(CgroupError::ReadPeakMemory { path, source }),
+        }
+    }
+
+    /// `cpuacct.usage` (nanoseconds).
+    pub(crate) fn cpu_time(&self) -> Result<Duration, CgroupError> {
+        let dir = self
+            .dir_of::<CpuAcctController>()
+            .ok_or_else(|| self.no_controller("cpuacct", "cpu time"))?;
+        let path = dir.join(CPUACCT_USAGE);
+        control::read_u64(&path, control::single_u64)
+            .map(Duration::from_nanos)
+            .map_err(|source| CgroupError::ReadCpuTime { path, source })
+    }
+
+    /// The error for a reading whose controller is not mounted.
+    fn no_controller(&self, controller: &'static str, limit: &'static str) -> CgroupError {
+        CgroupError::ControllerMissing {
+            controller,
+            limit,
+            path: self.dirs.first().cloned().unwrap_or_default(),
+        }
+    }
+
+    /// Kills everything in the leaf: freeze (so nothing forks between reading the list and
+    /// signalling), SIGKILL every listed pid, thaw (frozen tasks only die once thawed), and
+    /// repeat until every hierarchy's `cgroup.procs` is empty or `deadline` passes.
+    pub(crate) fn kill_until(&self, deadline: Instant) -> Result<(), CgroupError> {
+        let started = Instant::now();
+        let mut backoff = Backoff::new();
+        let mut last_error = None;
+        loop {
+            let pids = self.pids()?;
+            if pids.is_empty() {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(CgroupError::KillTimeout {
+                    path: self.dirs.first().cloned().unwrap_or_default(),
+                    remaining: pids,
+                    waited_ms: started.elapsed().as_millis().try_into().unwrap_or(u64::MAX),
+                    cause: last_error.map(Box::new),
+                });
+            }
+            // A failed round (e.g. freezing) is retried until the deadline; only if the leaf
+            // never empties is its error reported, as the timeout's cause.
+            if let Err(e) = self.kill_round(deadline) {
+                last_error = Some(e);
+            }
+            backoff.sleep();
+        }
+    }
+
+    /// One freeze, signal, thaw round.
+    fn kill_round(&self, deadline: Instant) -> Result<(), CgroupError> {
+        let freezer = self.cgroup.controller_of::<FreezerController>();
+        let mut result = Ok(());
+        if let Some(freezer) = freezer {
+            result = freeze(freezer, deadline.min(Instant::now() + FREEZE_WAIT));
+        }
+        // Signal even if freezing failed: an unfrozen kill may still empty the leaf.
+        let signalled = self.signal_all();
+        if let Some(freezer) = freezer {
+            // Always thaw: a frozen task never acts on its SIGKILL.
+            let thawed = freezer.thaw().map_err(|source| CgroupError::Thaw {
+                path: freezer.path().to_path_buf(),
+                source,
+            });
+            result = result.and(thawed);
+        }
+        signalled.and(result)
+    }
+
+    /// SIGKILLs every pid currently listed in any hierarchy.
+    fn signal_all(&self) -> Result<(), CgroupError> {
+        for pid in self.pids()? {
+            control::sigkill(pid).map_err(|source| CgroupError::Signal {
+                pid,
+                path: self.dirs.first().cloned().unwrap_or_default(),
+                source,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Removes every directory of the leaf (each with bounded EBUSY retries), trying all of
+    /// them and reporting the first failure.
+    pub(crate) fn remove_dirs(&self) -> Result<(), CgroupError> {
+        let mut first_error = None;
+        for dir in &self.dirs {
+            if let Err(source) = control::remove_dir(dir, &self.fake) {
+                first_error.get_or_insert(CgroupError::RemoveLeaf {
+                    path: dir.clone(),
+                    source,
+                });
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+}
+
+/// Writes `FROZEN` and waits (until `until`) for the state to settle; `FREEZING` means some
+/// task has not reached the refrigerator yet.
+fn freeze(freezer: &FreezerController, until: Instant) -> Result<(), CgroupError> {
+    let freeze_err = |source| CgroupError::Freeze {
+        path: freezer.path().to_path_buf(),
+        source,
+    };
+    freezer.freeze().map_err(freeze_err)?;
+    let mut backoff = Backoff::new();
+    while !matches!(freezer.state().map_err(freeze_err)?, FreezerState::Frozen)
+        && Instant::now() < until
+    {
+        backoff.sleep();
+    }
+    Ok(())
+}

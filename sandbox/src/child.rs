@@ -1,0 +1,382 @@
+//! The confined process's side: everything between `clone` and `execve`.
+//!
+//! This runs in a copy of a possibly multi-threaded parent, so it may not
+//! allocate, lock, log or unwind: every string, pointer and program it needs
+//! was prepared by the parent. Each step is one system call (or a short
+//! loop of them) with its own [`Stage`], reported to the parent through the
+//! error pipe as `(stage, errno)` if it fails. The order is forced:
+//!
+//! 1. join the cgroup first, so every page the process touches is accounted;
+//! 2. hide the cgroup path (a new cgroup namespace rooted at the leaf);
+//! 3. build the root and pivot into it while still privileged;
+//! 4. bring up loopback and name the host while CAP_NET_ADMIN/CAP_SYS_ADMIN remain;
+//! 5. rlimits, then drop the bounding set while CAP_SETPCAP remains, then
+//!    groups, gid, uid (which clears the effective and permitted sets);
+//! 6. no_new_privs (required for an unprivileged seccomp filter);
+//! 7. seccomp last, since it denies `mount` and friends used above;
+//! 8. execve.
+
+use std::ffi::{CStr, c_char};
+use std::os::fd::RawFd;
+
+use crate::rootfs::Step;
+
+/// Where the child failed. The numbers travel through the error pipe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Stage {
+    JoinCgroup = 1,
+    ParentDeathSignal,
+    Stdio,
+    CgroupNamespace,
+    PrivateMounts,
+    RootfsStep,
+    PivotRoot,
+    DetachOldRoot,
+    ReadOnlyRoot,
+    Loopback,
+    Hostname,
+    Rlimit,
+    DropBoundingSet,
+    ClearAmbient,
+    SetGroups,
+    SetGid,
+    SetUid,
+    ClearCapabilities,
+    NoNewPrivs,
+    Chdir,
+    CloseFds,
+    Seccomp,
+    Exec,
+}
+
+impl Stage {
+    pub fn from_code(code: u32) -> Option<Stage> {
+        use Stage::*;
+        const ALL: [Stage; 23] = [
+            JoinCgroup,
+            ParentDeathSignal,
+            Stdio,
+            CgroupNamespace,
+            PrivateMounts,
+            RootfsStep,
+            PivotRoot,
+            DetachOldRoot,
+            ReadOnlyRoot,
+            Loopback,
+            Hostname,
+            Rlimit,
+            DropBoundingSet,
+            ClearAmbient,
+            SetGroups,
+            SetGid,
+            SetUid,
+            ClearCapabilities,
+            NoNewPrivs,
+            Chdir,
+            CloseFds,
+            Seccomp,
+            Exec,
+        ];
+        ALL.into_iter().find(|s| *s as u32 == code)
+    }
+}
+
+/// Everything the child needs, prepared by the parent.
+pub struct ChildSetup<'a> {
+    /// The child's ends of its stdin, stdout and stderr pipes.
+    pub stdio: [RawFd; 3],
+    /// Write end of the error pipe (close-on-exec: EOF means exec succeeded).
+    pub error_fd: RawFd,
+    /// `cgroup.procs` of every hierarchy of the leaf, open for writing.
+    pub procs_fds: &'a [RawFd],
+    pub rootfs: &'a [Step],
+    /// Host path of the new root and of the old root's parking place in it.
+    pub new_root: &'a CStr,
+    pub old_root_in_new: &'a CStr,
+    /// The old root's path once inside the new root.
+    pub old_root: &'a CStr,
+    pub hostname: &'a [u8],
+    pub rlimits: &'a [(u32, u64)],
+    pub cap_last_cap: u32,
+    pub uid: libc::uid_t,
+    pub gid: libc::gid_t,
+    pub cwd: &'a CStr,
+    pub filters: &'a [libc::sock_fprog],
+    pub program: &'a CStr,
+    /// NULL-terminated pointer arrays into strings the parent owns.
+    pub argv: &'a [*const c_char],
+    pub envp: &'a [*const c_char],
+}
+
+/// Runs the sequence and execs; on failure reports and exits 127. Never returns.
+pub fn run(setup: &ChildSetup<'_>) -> ! {
+    let failure = confine_and_exec(setup);
+    let (stage, errno) = match failure {
+        Err(failure) => failure,
+        Ok(never) => match never {},
+    };
+    let mut report = [0u8; 8];
+    report[..4].copy_from_slice(&(stage as u32).to_ne_bytes());
+    report[4..].copy_from_slice(&errno.to_ne_bytes());
+    // SAFETY: writes a stack buffer to a descriptor we own; nothing else to do
+    // if the parent is gone.
+    unsafe {
+        libc::write(setup.error_fd, report.as_ptr().cast(), report.len());
+        libc::_exit(127);
+    }
+}
+
+enum Never {}
+
+type Failure = (Stage, i32);
+
+fn errno() -> i32 {
+    // SAFETY: reads this thread's errno.
+    unsafe { *libc::__errno_location() }
+}
+
+/// Turns a libc return value into a stage failure.
+fn check(rc: libc::c_long, stage: Stage) -> Result<(), Failure> {
+    if rc < 0 {
+        Err((stage, errno()))
+    } else {
+        Ok(())
+    }
+}
+
+fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
+    // SAFETY (whole function): plain system calls on descriptors, pointers and
+    // NUL-terminated strings that the parent prepared and keeps alive (this
+    // process has its own copy of the parent's memory), in a process that has
+    // just been cloned and runs no other thread.
+    unsafe {
+        for &fd in s.procs_fds {
+            check(
+                libc::write(fd, b"0".as_ptr().cast(), 1) as _,
+                Stage::JoinCgroup,
+            )?;
+        }
+        // The runner dying must not leave the bot running unconfined in time.
+        check(
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) as _,
+            Stage::ParentDeathSignal,
+        )?;
+        for (target, &fd) in s.stdio.iter().enumerate() {
+            check(libc::dup2(fd, target as RawFd) as _, Stage::Stdio)?;
+        }
+        check(
+            libc::unshare(libc::CLONE_NEWCGROUP) as _,
+            Stage::CgroupNamespace,
+        )?;
+
+        // No mount event may propagate back to the host.
+        check(
+            libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) as _,
+            Stage::PrivateMounts,
+        )?;
+        for step in s.rootfs {
+            run_step(step)?;
+        }
+        check(
+            libc::syscall(
+                libc::SYS_pivot_root,
+                s.new_root.as_ptr(),
+                s.old_root_in_new.as_ptr(),
+            ),
+            Stage::PivotRoot,
+        )?;
+        check(libc::chdir(c"/".as_ptr()) as _, Stage::PivotRoot)?;
+        check(
+            libc::umount2(s.old_root.as_ptr(), libc::MNT_DETACH) as _,
+            Stage::DetachOldRoot,
+        )?;
+        check(libc::rmdir(s.old_root.as_ptr()) as _, Stage::DetachOldRoot)?;
+        check(
+            libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+                std::ptr::null(),
+            ) as _,
+            Stage::ReadOnlyRoot,
+        )?;
+
+        loopback_up()?;
+        check(
+            libc::sethostname(s.hostname.as_ptr().cast(), s.hostname.len()) as _,
+            Stage::Hostname,
+        )?;
+
+        for &(resource, value) in s.rlimits {
+            let limit = libc::rlimit {
+                rlim_cur: value,
+                rlim_max: value,
+            };
+            check(libc::setrlimit(resource as _, &limit) as _, Stage::Rlimit)?;
+        }
+
+        for cap in 0..=s.cap_last_cap {
+            check(
+                libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) as _,
+                Stage::DropBoundingSet,
+            )?;
+        }
+        check(
+            libc::prctl(
+                libc::PR_CAP_AMBIENT,
+                libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) as _,
+            Stage::ClearAmbient,
+        )?;
+        check(libc::setgroups(0, std::ptr::null()) as _, Stage::SetGroups)?;
+        check(libc::setresgid(s.gid, s.gid, s.gid) as _, Stage::SetGid)?;
+        check(libc::setresuid(s.uid, s.uid, s.uid) as _, Stage::SetUid)?;
+        // setresuid cleared effective and permitted; inheritable goes too.
+        clear_capabilities()?;
+        check(
+            libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) as _,
+            Stage::NoNewPrivs,
+        )?;
+        check(libc::chdir(s.cwd.as_ptr()) as _, Stage::Chdir)?;
+        // Nothing the parent had open may reach the program.
+        check(
+            libc::syscall(
+                libc::SYS_close_range,
+                3u32,
+                u32::MAX,
+                libc::CLOSE_RANGE_CLOEXEC,
+            ),
+            Stage::CloseFds,
+        )?;
+        for filter in s.filters {
+            check(
+                libc::prctl(
+                    libc::PR_SET_SECCOMP,
+                    libc::SECCOMP_MODE_FILTER as libc::c_ulong,
+                    filter as *const libc::sock_fprog,
+                    0,
+                    0,
+                ) as _,
+                Stage::Seccomp,
+            )?;
+        }
+        libc::execve(s.program.as_ptr(), s.argv.as_ptr(), s.envp.as_ptr());
+        Err((Stage::Exec, errno()))
+    }
+}
+
+/// # Safety
+/// Called only from [`confine_and_exec`]; the step's strings are valid.
+unsafe fn run_step(step: &Step) -> Result<(), Failure> {
+    let opt = |s: &Option<std::ffi::CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
+    // SAFETY: see the caller.
+    unsafe {
+        match step {
+            Step::Mkdir { path, mode } => {
+                if libc::mkdir(path.as_ptr(), *mode) < 0 && errno() != libc::EEXIST {
+                    return Err((Stage::RootfsStep, errno()));
+                }
+                // mkdir applies the umask; the mode must hold as planned.
+                check(libc::chmod(path.as_ptr(), *mode) as _, Stage::RootfsStep)
+            }
+            Step::Touch { path } => {
+                let fd = libc::open(
+                    path.as_ptr(),
+                    libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                    0o644,
+                );
+                check(fd as _, Stage::RootfsStep)?;
+                libc::close(fd);
+                Ok(())
+            }
+            Step::Symlink { target, path } => check(
+                libc::symlink(target.as_ptr(), path.as_ptr()) as _,
+                Stage::RootfsStep,
+            ),
+            Step::Mount {
+                source,
+                target,
+                fstype,
+                flags,
+                data,
+            } => check(
+                libc::mount(
+                    opt(source),
+                    target.as_ptr(),
+                    opt(fstype),
+                    *flags,
+                    opt(data).cast(),
+                ) as _,
+                Stage::RootfsStep,
+            ),
+        }
+    }
+}
+
+/// The new network namespace has only `lo`, and it starts down.
+fn loopback_up() -> Result<(), Failure> {
+    // SAFETY: a datagram socket and two ioctls on a zeroed ifreq naming "lo".
+    unsafe {
+        let sock = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
+        check(sock as _, Stage::Loopback)?;
+        let mut request: libc::ifreq = std::mem::zeroed();
+        for (slot, byte) in request.ifr_name.iter_mut().zip(b"lo\0") {
+            *slot = *byte as c_char;
+        }
+        let result = (|| {
+            check(
+                libc::ioctl(sock, libc::SIOCGIFFLAGS, &mut request) as _,
+                Stage::Loopback,
+            )?;
+            request.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
+            check(
+                libc::ioctl(sock, libc::SIOCSIFFLAGS, &request) as _,
+                Stage::Loopback,
+            )
+        })();
+        libc::close(sock);
+        result
+    }
+}
+
+/// Empties every capability set (capset with version 3 and all-zero data).
+fn clear_capabilities() -> Result<(), Failure> {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+    let header = Header {
+        version: LINUX_CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let data = [Data {
+        effective: 0,
+        permitted: 0,
+        inheritable: 0,
+    }; 2];
+    // SAFETY: capset reads a valid header and two data structs.
+    check(
+        unsafe { libc::syscall(libc::SYS_capset, &header, data.as_ptr()) },
+        Stage::ClearCapabilities,
+    )
+}

@@ -1,0 +1,21 @@
+//! Confines one process. Knows nothing of games.
+//!
+//! Layout: [`spawn`] is the entry point: a [`Sandbox`] holds the long-lived
+//! policy and spawns [`SandboxCommand`]s into [`SandboxedChild`]ren, whose end
+//! is a [`Verdict`]. Each spawn creates a [`cgroup`] leaf (v1, v2 or hybrid)
+//! with the memory, pids and cpuset limits, plans a fresh root with
+//! [`rootfs`] from the runtime environment in [`env`], and clones a child
+//! that runs the linear confinement sequence in [`child`] (namespaces,
+//! pivot_root, credentials, rlimits, the [`seccomp`] filters) before exec.
+//! [`cpus`] hands out exclusive cores, with a logged shared-core mode for
+//! small machines.
+
+pub mod cgroup;
+pub mod child;
+pub mod cpus;
+pub mod env;
+pub mod ids;
+pub mod rootfs;
+pub mod seccomp;
+
+pub use env::RuntimeEnv;

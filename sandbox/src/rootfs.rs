@@ -1,0 +1,381 @@
+//! The fresh root a confined process runs in, as a list of steps computed in
+//! the parent and carried out by the child inside its own mount namespace.
+//!
+//! The root is a small tmpfs holding: the runtime environment's paths bound
+//! read-only at their host locations, the program's directory at a fixed path
+//! (read-only, or writable for builds), a private size-capped `/tmp`, a
+//! minimal `/dev`, and a `/proc` of the process's own pid namespace. There is
+//! no `/sys`. Nothing is mounted in the host's namespace, so nothing can leak.
+
+use std::collections::BTreeSet;
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// Device nodes bound from the host into the minimal `/dev`.
+pub const DEVICES: &[&str] = &["null", "zero", "full", "random", "urandom"];
+
+/// One thing the child does to build its root.
+#[derive(Debug)]
+pub enum Step {
+    /// `mkdir`, tolerating an existing directory.
+    Mkdir {
+        path: CString,
+        mode: libc::mode_t,
+    },
+    /// Creates an empty file to bind a file onto.
+    Touch {
+        path: CString,
+    },
+    Symlink {
+        target: CString,
+        path: CString,
+    },
+    Mount {
+        source: Option<CString>,
+        target: CString,
+        fstype: Option<CString>,
+        flags: libc::c_ulong,
+        data: Option<CString>,
+    },
+}
+
+/// What the root holds.
+#[derive(Clone, Debug)]
+pub struct RootSpec {
+    /// Host paths bound read-only at the same path.
+    pub env_paths: Vec<PathBuf>,
+    /// Host directory shown at `app_mount`.
+    pub app_dir: PathBuf,
+    /// Where the app directory appears inside (e.g. `/bot`).
+    pub app_mount: PathBuf,
+    /// Builds write into their directory; matches cannot.
+    pub app_writable: bool,
+    /// Size of the private `/tmp` (and of `/dev/shm`), in bytes.
+    pub tmp_bytes: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RootfsError {
+    #[error("path {0} contains a NUL byte")]
+    Nul(PathBuf),
+    #[error("path {0} must be absolute")]
+    Relative(PathBuf),
+    #[error("cannot inspect {path}")]
+    Inspect {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Builds the steps that assemble the root at `root` (a host directory that
+/// the child mounts a tmpfs on).
+pub fn plan(root: &Path, spec: &RootSpec) -> Result<Vec<Step>, RootfsError> {
+    let mut planner = Planner {
+        root: root.to_owned(),
+        steps: Vec::new(),
+        made: BTreeSet::new(),
+    };
+    planner.mount(
+        Some("tmpfs"),
+        root,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some("size=16m,mode=0755"),
+    )?;
+
+    for path in &spec.env_paths {
+        planner.bind_host_path(path)?;
+    }
+
+    planner.mkdir_inside(&spec.app_mount)?;
+    let app_target = planner.inside(&spec.app_mount)?;
+    planner.bind(&spec.app_dir, &app_target, !spec.app_writable)?;
+
+    let tmp_options = format!("size={},mode=1777", spec.tmp_bytes.max(4096));
+    planner.mkdir_inside(Path::new("/tmp"))?;
+    let tmp = planner.inside(Path::new("/tmp"))?;
+    planner.mount(
+        Some("tmpfs"),
+        &tmp,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some(&tmp_options),
+    )?;
+
+    planner.mkdir_inside(Path::new("/dev"))?;
+    let dev = planner.inside(Path::new("/dev"))?;
+    planner.mount(
+        Some("tmpfs"),
+        &dev,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NOEXEC,
+        Some("size=64k,mode=0755"),
+    )?;
+    for device in DEVICES {
+        let target = dev.join(device);
+        planner.touch(&target)?;
+        planner.bind(&Path::new("/dev").join(device), &target, false)?;
+    }
+    for (name, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        planner.symlink(Path::new(target), &dev.join(name))?;
+    }
+    let shm = dev.join("shm");
+    planner.mkdir(&shm, 0o1777)?;
+    planner.mount(
+        Some("tmpfs"),
+        &shm,
+        Some("tmpfs"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some(&tmp_options),
+    )?;
+
+    planner.mkdir_inside(Path::new("/proc"))?;
+    let proc_dir = planner.inside(Path::new("/proc"))?;
+    planner.mount(
+        Some("proc"),
+        &proc_dir,
+        Some("proc"),
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        None,
+    )?;
+
+    // The old root is parked here by pivot_root and detached right after.
+    planner.mkdir_inside(Path::new(OLD_ROOT))?;
+    Ok(planner.steps)
+}
+
+/// Where pivot_root puts the old root, relative to the new one.
+pub const OLD_ROOT: &str = "/.old-root";
+
+struct Planner {
+    root: PathBuf,
+    steps: Vec<Step>,
+    /// Directories already planned, so each is made once.
+    made: BTreeSet<PathBuf>,
+}
+
+impl Planner {
+    /// The host path of `path` inside the new root.
+    fn inside(&self, path: &Path) -> Result<PathBuf, RootfsError> {
+        let relative = path
+            .strip_prefix("/")
+            .map_err(|_| RootfsError::Relative(path.to_owned()))?;
+        Ok(self.root.join(relative))
+    }
+
+    /// Mirrors one host path: a symlink is recreated, a directory or file is
+    /// bound read-only, a missing path is skipped.
+    fn bind_host_path(&mut self, path: &Path) -> Result<(), RootfsError> {
+        if !path.is_absolute() {
+            return Err(RootfsError::Relative(path.to_owned()));
+        }
+        let meta = match std::fs::symlink_metadata(path) {
+            Ok(meta) => meta,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(source) => {
+                return Err(RootfsError::Inspect {
+                    path: path.to_owned(),
+                    source,
+                });
+            }
+        };
+        let target = self.inside(path)?;
+        if let Some(parent) = path.parent() {
+            self.mkdir_inside(parent)?;
+        }
+        if meta.file_type().is_symlink() {
+            let link = std::fs::read_link(path).map_err(|source| RootfsError::Inspect {
+                path: path.to_owned(),
+                source,
+            })?;
+            self.symlink(&link, &target)
+        } else if meta.is_dir() {
+            self.mkdir(&target, 0o755)?;
+            self.bind(path, &target, true)
+        } else {
+            self.touch(&target)?;
+            self.bind(path, &target, true)
+        }
+    }
+
+    /// Makes `path` (inside the new root) and its parents.
+    fn mkdir_inside(&mut self, path: &Path) -> Result<(), RootfsError> {
+        let mut current = PathBuf::from("/");
+        for component in path.components().skip(1) {
+            current.push(component);
+            let host = self.inside(&current)?;
+            self.mkdir(&host, 0o755)?;
+        }
+        Ok(())
+    }
+
+    fn mkdir(&mut self, host: &Path, mode: libc::mode_t) -> Result<(), RootfsError> {
+        if self.made.insert(host.to_owned()) {
+            self.steps.push(Step::Mkdir {
+                path: cstring(host)?,
+                mode,
+            });
+        }
+        Ok(())
+    }
+
+    fn touch(&mut self, host: &Path) -> Result<(), RootfsError> {
+        self.steps.push(Step::Touch {
+            path: cstring(host)?,
+        });
+        Ok(())
+    }
+
+    fn symlink(&mut self, target: &Path, host: &Path) -> Result<(), RootfsError> {
+        self.steps.push(Step::Symlink {
+            target: cstring(target)?,
+            path: cstring(host)?,
+        });
+        Ok(())
+    }
+
+    /// A bind mount, then (when read-only) the remount that makes it so: a bind
+    /// ignores MS_RDONLY on its first call.
+    fn bind(&mut self, source: &Path, target: &Path, read_only: bool) -> Result<(), RootfsError> {
+        let target = cstring(target)?;
+        self.steps.push(Step::Mount {
+            source: Some(cstring(source)?),
+            target: target.clone(),
+            fstype: None,
+            flags: libc::MS_BIND | libc::MS_REC,
+            data: None,
+        });
+        if read_only {
+            self.steps.push(Step::Mount {
+                source: None,
+                target,
+                fstype: None,
+                flags: libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID,
+                data: None,
+            });
+        }
+        Ok(())
+    }
+
+    fn mount(
+        &mut self,
+        source: Option<&str>,
+        target: &Path,
+        fstype: Option<&str>,
+        flags: libc::c_ulong,
+        data: Option<&str>,
+    ) -> Result<(), RootfsError> {
+        let text = |s: &str| CString::new(s).map_err(|_| RootfsError::Nul(PathBuf::from(s)));
+        self.steps.push(Step::Mount {
+            source: source.map(text).transpose()?,
+            target: cstring(target)?,
+            fstype: fstype.map(text).transpose()?,
+            flags,
+            data: data.map(text).transpose()?,
+        });
+        Ok(())
+    }
+}
+
+pub(crate) fn cstring(path: &Path) -> Result<CString, RootfsError> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| RootfsError::Nul(path.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn describe(steps: &[Step]) -> Vec<String> {
+        steps
+            .iter()
+            .map(|s| match s {
+                Step::Mkdir { path, .. } => format!("mkdir {}", path.to_string_lossy()),
+                Step::Touch { path } => format!("touch {}", path.to_string_lossy()),
+                Step::Symlink { target, path } => format!(
+                    "symlink {} -> {}",
+                    path.to_string_lossy(),
+                    target.to_string_lossy()
+                ),
+                Step::Mount {
+                    source,
+                    target,
+                    flags,
+                    ..
+                } => format!(
+                    "mount {} on {}{}",
+                    source
+                        .as_ref()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    target.to_string_lossy(),
+                    if flags & libc::MS_RDONLY != 0 {
+                        " ro"
+                    } else {
+                        ""
+                    }
+                ),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_plan_binds_read_only_and_never_mounts_sys() {
+        let host = tempfile::tempdir().unwrap();
+        let env_dir = host.path().join("env");
+        std::fs::create_dir(&env_dir).unwrap();
+        let env_file = host.path().join("file");
+        std::fs::write(&env_file, "x").unwrap();
+        let link = host.path().join("link");
+        std::os::unix::fs::symlink("env", &link).unwrap();
+        let spec = RootSpec {
+            env_paths: vec![
+                env_dir.clone(),
+                env_file.clone(),
+                link.clone(),
+                host.path().join("missing"),
+            ],
+            app_dir: host.path().to_owned(),
+            app_mount: PathBuf::from("/bot"),
+            app_writable: false,
+            tmp_bytes: 1 << 20,
+        };
+        let root = Path::new("/run/root");
+        let steps = describe(&plan(root, &spec).unwrap());
+        let text = steps.join("\n");
+        let inside = |p: &Path| format!("/run/root{}", p.display());
+        assert!(steps[0].starts_with("mount tmpfs on /run/root"), "{text}");
+        assert!(text.contains(&format!("mount {} on {} ro", "", inside(&env_dir))));
+        assert!(text.contains(&format!("touch {}", inside(&env_file))));
+        assert!(text.contains(&format!("symlink {} -> env", inside(&link))));
+        assert!(!text.contains("missing"));
+        assert!(text.contains("mount  on /run/root/bot ro"), "{text}");
+        assert!(text.contains("mount /dev/null on /run/root/dev/null"));
+        assert!(text.contains("mount proc on /run/root/proc"));
+        assert!(!text.contains("/sys"));
+        // Every directory is made once, and before anything is put in it.
+        let mkdirs: Vec<&String> = steps.iter().filter(|s| s.starts_with("mkdir")).collect();
+        let unique: BTreeSet<&&String> = mkdirs.iter().collect();
+        assert_eq!(mkdirs.len(), unique.len());
+    }
+
+    #[test]
+    fn a_build_gets_a_writable_app_directory() {
+        let host = tempfile::tempdir().unwrap();
+        let spec = RootSpec {
+            env_paths: vec![],
+            app_dir: host.path().to_owned(),
+            app_mount: PathBuf::from("/bot"),
+            app_writable: true,
+            tmp_bytes: 1 << 20,
+        };
+        let text = describe(&plan(Path::new("/r"), &spec).unwrap()).join("\n");
+        assert!(text.contains(&format!("mount {} on /r/bot", host.path().display())));
+        assert!(!text.contains("on /r/bot ro"));
+    }
+}

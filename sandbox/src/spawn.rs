@@ -1,0 +1,613 @@
+//! The parent side: prepare everything, clone into new namespaces, wait for
+//! the child's report, and hand back a [`SandboxedChild`].
+
+use std::ffi::{CString, OsString, c_char};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::cgroup::{CgroupError, CgroupLimits, CgroupManager, CgroupSetup, LeafCgroup};
+use crate::child::{self, ChildSetup, Stage};
+use crate::env::RuntimeEnv;
+use crate::rootfs::{self, RootSpec, RootfsError};
+use crate::seccomp::{SeccompError, SeccompFilters};
+
+/// Where the program's directory appears inside the sandbox.
+pub const APP_MOUNT: &str = "/bot";
+
+/// The limits every confined process gets.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Hard memory cap, swap included (no swap beyond it).
+    pub memory_bytes: u64,
+    /// Most processes and threads alive at once.
+    pub pids: u64,
+    /// Size of the private `/tmp` (and `/dev/shm`).
+    pub tmp_bytes: u64,
+    /// Open file descriptors (RLIMIT_NOFILE).
+    pub open_files: u64,
+    /// Largest file it may write (RLIMIT_FSIZE).
+    pub file_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            memory_bytes: 2 << 30,
+            pids: 256,
+            tmp_bytes: 256 << 20,
+            open_files: 1024,
+            file_bytes: 512 << 20,
+        }
+    }
+}
+
+/// Long-lived policy: one per runner process.
+#[derive(Clone, Debug)]
+pub struct SandboxConfig {
+    pub limits: Limits,
+    pub env: RuntimeEnv,
+    /// The cgroup under which every leaf is made (e.g. `arena`).
+    pub cgroup_parent: String,
+    /// Host directory the child mounts its root on (never mounted on the host side).
+    pub root_dir: PathBuf,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        Self {
+            limits: Limits::default(),
+            env: RuntimeEnv::host_default(),
+            cgroup_parent: "arena".to_owned(),
+            root_dir: PathBuf::from("/run/arena-sandbox/root"),
+        }
+    }
+}
+
+/// One program to run confined.
+#[derive(Clone, Debug)]
+pub struct SandboxCommand {
+    /// Path of the program inside the sandbox.
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    /// The whole environment of the program (nothing is inherited).
+    pub env: Vec<(OsString, OsString)>,
+    /// Host directory shown at [`APP_MOUNT`]; the program starts there.
+    pub app_dir: PathBuf,
+    /// Whether the program may write into it (builds).
+    pub app_writable: bool,
+    /// Unprivileged identity (distinct per concurrent slot).
+    pub uid: u32,
+    pub gid: u32,
+    /// Cores the process may run on.
+    pub cpus: Vec<usize>,
+    /// Suffix of the cgroup leaf's name, for people reading cgroupfs.
+    pub label: String,
+}
+
+impl SandboxCommand {
+    /// A command for `program` run in `app_dir` as `uid`/`gid`.
+    pub fn new(program: impl Into<PathBuf>, app_dir: impl Into<PathBuf>, uid: u32) -> Self {
+        Self {
+            program: program.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            app_dir: app_dir.into(),
+            app_writable: false,
+            uid,
+            gid: uid,
+            cpus: Vec::new(),
+            label: "proc".to_owned(),
+        }
+    }
+
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
+        self.args.push(arg.into());
+        self
+    }
+
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    pub fn writable(mut self, writable: bool) -> Self {
+        self.app_writable = writable;
+        self
+    }
+
+    pub fn cpus(mut self, cpus: Vec<usize>) -> Self {
+        self.cpus = cpus;
+        self
+    }
+
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    // Setting up the sandbox itself.
+    #[error("setting up cgroups")]
+    Cgroup(#[from] CgroupError),
+    #[error("compiling seccomp filters")]
+    Seccomp(#[from] SeccompError),
+    #[error("creating the root mount point {path}")]
+    RootDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("reading {path}")]
+    KernelInfo {
+        path: &'static str,
+        source: std::io::Error,
+    },
+    // One spawn.
+    #[error("planning the root filesystem")]
+    Rootfs(#[from] RootfsError),
+    #[error("{what} contains a NUL byte")]
+    Nul { what: &'static str },
+    #[error("the command needs at least one core")]
+    NoCores,
+    #[error("creating a pipe")]
+    Pipe(#[source] std::io::Error),
+    #[error("cloning into new namespaces")]
+    Clone(#[source] std::io::Error),
+    #[error("confining the child failed at {stage:?}")]
+    Child {
+        stage: Stage,
+        source: std::io::Error,
+    },
+    #[error("the child reported an unknown stage {0}")]
+    UnknownStage(u32),
+    #[error("the child did not finish its setup within {0:?}")]
+    SetupTimeout(Duration),
+}
+
+/// Confines processes: holds the policy, the cgroup manager and the compiled
+/// seccomp filters, which are shared by every spawn.
+pub struct Sandbox {
+    config: SandboxConfig,
+    cgroups: CgroupManager,
+    filters: SeccompFilters,
+    cap_last_cap: u32,
+    /// Makes each leaf name unique within this process.
+    next_leaf: AtomicU64,
+}
+
+/// How long a child may take from clone to exec.
+const SETUP_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl Sandbox {
+    /// Detects the cgroup layout, removes stale leaves of dead runners, and
+    /// compiles the seccomp filters.
+    pub fn new(config: SandboxConfig) -> Result<Sandbox, SandboxError> {
+        let setup = crate::cgroup::detect()?;
+        Self::with_cgroup_setup(config, setup)
+    }
+
+    pub fn with_cgroup_setup(
+        config: SandboxConfig,
+        setup: CgroupSetup,
+    ) -> Result<Sandbox, SandboxError> {
+        let cgroups = CgroupManager::new(setup, &config.cgroup_parent)?;
+        let stale = cgroups.remove_stale()?;
+        if stale > 0 {
+            eprintln!("arena-sandbox: removed {stale} stale cgroup(s) left by a dead runner");
+        }
+        let filters = SeccompFilters::denylist()?;
+        std::fs::create_dir_all(&config.root_dir).map_err(|source| SandboxError::RootDir {
+            path: config.root_dir.clone(),
+            source,
+        })?;
+        const CAP_LAST_CAP: &str = "/proc/sys/kernel/cap_last_cap";
+        let cap_last_cap = std::fs::read_to_string(CAP_LAST_CAP)
+            .map_err(|source| SandboxError::KernelInfo {
+                path: CAP_LAST_CAP,
+                source,
+            })?
+            .trim()
+            .parse()
+            .unwrap_or(40);
+        Ok(Sandbox {
+            config,
+            cgroups,
+            filters,
+            cap_last_cap,
+            next_leaf: AtomicU64::new(0),
+        })
+    }
+
+    pub fn config(&self) -> &SandboxConfig {
+        &self.config
+    }
+
+    pub fn cgroup_setup(&self) -> CgroupSetup {
+        self.cgroups.setup()
+    }
+
+    /// Starts `command` confined, with piped stdin, stdout and stderr.
+    pub fn spawn(&self, command: &SandboxCommand) -> Result<SandboxedChild, SandboxError> {
+        if command.cpus.is_empty() {
+            return Err(SandboxError::NoCores);
+        }
+        let limits = &self.config.limits;
+        let seq = self.next_leaf.fetch_add(1, Ordering::Relaxed);
+        let leaf_name = CgroupManager::owned_name(&format!("{seq}-{}", command.label));
+        let leaf = self.cgroups.create(
+            &leaf_name,
+            &CgroupLimits {
+                memory_bytes: limits.memory_bytes,
+                pids: limits.pids,
+                cpus: command.cpus.clone(),
+            },
+        )?;
+        let procs = leaf.open_procs_files()?;
+
+        let steps = rootfs::plan(
+            &self.config.root_dir,
+            &RootSpec {
+                env_paths: self.config.env.paths.clone(),
+                app_dir: command.app_dir.clone(),
+                app_mount: PathBuf::from(APP_MOUNT),
+                app_writable: command.app_writable,
+                tmp_bytes: limits.tmp_bytes,
+            },
+        )?;
+        let new_root = rootfs::cstring(&self.config.root_dir)?;
+        let old_root_in_new = rootfs::cstring(
+            &self
+                .config
+                .root_dir
+                .join(rootfs::OLD_ROOT.trim_start_matches('/')),
+        )?;
+        let old_root = rootfs::cstring(Path::new(rootfs::OLD_ROOT))?;
+        let cwd = rootfs::cstring(Path::new(APP_MOUNT))?;
+        let program = rootfs::cstring(&command.program)?;
+
+        let args: Vec<CString> = std::iter::once(command.program.as_os_str())
+            .chain(command.args.iter().map(|a| a.as_os_str()))
+            .map(|a| CString::new(a.as_bytes()))
+            .collect::<Result<_, _>>()
+            .map_err(|_| SandboxError::Nul { what: "an argument" })?;
+        let envs: Vec<CString> = command
+            .env
+            .iter()
+            .map(|(k, v)| {
+                let mut pair = k.as_bytes().to_vec();
+                pair.push(b'=');
+                pair.extend_from_slice(v.as_bytes());
+                CString::new(pair)
+            })
+            .collect::<Result<_, _>>()
+            .map_err(|_| SandboxError::Nul {
+                what: "an environment variable",
+            })?;
+        let argv = null_terminated(&args);
+        let envp = null_terminated(&envs);
+        let fprogs: Vec<libc::sock_fprog> = self
+            .filters
+            .programs
+            .iter()
+            .map(|p| libc::sock_fprog {
+                len: p.len() as libc::c_ushort,
+                // seccompiler's sock_filter is #[repr(C)] with libc's layout.
+                filter: p.as_ptr() as *mut libc::sock_filter,
+            })
+            .collect();
+        let rlimits = [
+            (libc::RLIMIT_CORE, 0),
+            (libc::RLIMIT_NOFILE, limits.open_files),
+            (libc::RLIMIT_FSIZE, limits.file_bytes),
+        ];
+
+        let (stdin_child, stdin_parent) = pipe().map_err(SandboxError::Pipe)?;
+        let (stdout_parent, stdout_child) = pipe().map_err(SandboxError::Pipe)?;
+        let (stderr_parent, stderr_child) = pipe().map_err(SandboxError::Pipe)?;
+        let (error_read, error_write) = pipe().map_err(SandboxError::Pipe)?;
+        let procs_raw: Vec<RawFd> = procs.iter().map(|fd| fd.as_raw_fd()).collect();
+
+        let setup = ChildSetup {
+            stdio: [
+                stdin_child.as_raw_fd(),
+                stdout_child.as_raw_fd(),
+                stderr_child.as_raw_fd(),
+            ],
+            error_fd: error_write.as_raw_fd(),
+            procs_fds: &procs_raw,
+            rootfs: &steps,
+            new_root: &new_root,
+            old_root_in_new: &old_root_in_new,
+            old_root: &old_root,
+            hostname: b"arena",
+            rlimits: &rlimits,
+            cap_last_cap: self.cap_last_cap,
+            uid: command.uid,
+            gid: command.gid,
+            cwd: &cwd,
+            filters: &fprogs,
+            program: &program,
+            argv: &argv,
+            envp: &envp,
+        };
+
+        let started = Instant::now();
+        let flags = libc::CLONE_NEWNS
+            | libc::CLONE_NEWPID
+            | libc::CLONE_NEWNET
+            | libc::CLONE_NEWIPC
+            | libc::CLONE_NEWUTS
+            | libc::SIGCHLD;
+        // SAFETY: clone without CLONE_VM behaves like fork: the child gets a
+        // copy of this address space and runs `child::run`, which only makes
+        // system calls on data prepared above and never returns.
+        let pid = unsafe { libc::syscall(libc::SYS_clone, flags as libc::c_ulong, 0usize, 0usize, 0usize, 0usize) };
+        if pid < 0 {
+            return Err(SandboxError::Clone(std::io::Error::last_os_error()));
+        }
+        if pid == 0 {
+            child::run(&setup);
+        }
+        let pid = pid as libc::pid_t;
+        drop((stdin_child, stdout_child, stderr_child, error_write, procs));
+
+        let mut child = SandboxedChild {
+            pid,
+            stdin: Some(stdin_parent),
+            stdout: Some(stdout_parent),
+            stderr: Some(stderr_parent),
+            cgroup: Some(leaf),
+            started,
+            exit: None,
+            reaped: false,
+            ended_at: None,
+        };
+        match read_report(&error_read) {
+            Ok(None) => Ok(child),
+            Ok(Some((code, errno))) => {
+                child.kill_and_reap();
+                Err(match Stage::from_code(code) {
+                    Some(stage) => SandboxError::Child {
+                        stage,
+                        source: std::io::Error::from_raw_os_error(errno),
+                    },
+                    None => SandboxError::UnknownStage(code),
+                })
+            }
+            Err(e) => {
+                child.kill_and_reap();
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Waits for the child's setup report: `None` when exec succeeded (the pipe
+/// closed on exec), or `(stage, errno)`.
+fn read_report(pipe: &OwnedFd) -> Result<Option<(u32, i32)>, SandboxError> {
+    let deadline = Instant::now() + SETUP_TIMEOUT;
+    let mut report = [0u8; 8];
+    let mut got = 0;
+    loop {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return Err(SandboxError::SetupTimeout(SETUP_TIMEOUT));
+        }
+        let mut poll = libc::pollfd {
+            fd: pipe.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        let ready = unsafe { libc::poll(&mut poll, 1, remaining.as_millis().min(i32::MAX as u128) as i32) };
+        if ready < 0 {
+            let err = std::io::Error::last_os_error();
+            if err.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(SandboxError::Pipe(err));
+        }
+        if ready == 0 {
+            continue;
+        }
+        // SAFETY: reads into the unfilled tail of `report`.
+        let n = unsafe {
+            libc::read(
+                pipe.as_raw_fd(),
+                report[got..].as_mut_ptr().cast(),
+                report.len() - got,
+            )
+        };
+        if n < 0 {
+            let err = std::io::Error::last_os_error();
+            if err.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(SandboxError::Pipe(err));
+        }
+        if n == 0 {
+            return Ok(if got == 0 { None } else { Some((0, 0)) });
+        }
+        got += n as usize;
+        if got == report.len() {
+            let code = u32::from_ne_bytes([report[0], report[1], report[2], report[3]]);
+            let errno = i32::from_ne_bytes([report[4], report[5], report[6], report[7]]);
+            return Ok(Some((code, errno)));
+        }
+    }
+}
+
+fn null_terminated(strings: &[CString]) -> Vec<*const c_char> {
+    strings
+        .iter()
+        .map(|s| s.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect()
+}
+
+/// A close-on-exec pipe: (read end, write end).
+fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into `fds`.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors are fresh and owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// How a confined process ended, and what it used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Verdict {
+    /// Exit status, when it exited on its own.
+    pub code: Option<i32>,
+    /// The signal that ended it.
+    pub signal: Option<i32>,
+    /// The kernel's OOM killer acted in its cgroup.
+    pub oom_killed: bool,
+    /// Peak memory of its cgroup, where the kernel tracks it.
+    pub peak_memory_bytes: Option<u64>,
+    /// CPU time of its whole cgroup.
+    pub cpu_time: Duration,
+    /// From spawn to the exit being seen.
+    pub wall_time: Duration,
+}
+
+/// A running confined process. Dropping it kills everything in its cgroup,
+/// reaps it and removes the cgroup.
+pub struct SandboxedChild {
+    /// In the parent's pid namespace; pid 1 of its own.
+    pid: libc::pid_t,
+    pub stdin: Option<OwnedFd>,
+    pub stdout: Option<OwnedFd>,
+    pub stderr: Option<OwnedFd>,
+    cgroup: Option<LeafCgroup>,
+    started: Instant,
+    /// (code, signal), once seen.
+    exit: Option<(Option<i32>, Option<i32>)>,
+    reaped: bool,
+    ended_at: Option<Instant>,
+}
+
+impl SandboxedChild {
+    pub fn pid(&self) -> libc::pid_t {
+        self.pid
+    }
+
+    /// The verdict if the process has ended; never blocks and does not reap
+    /// (so the pid stays reserved until [`Self::wait`]).
+    pub fn try_wait(&mut self) -> std::io::Result<Option<Verdict>> {
+        if self.exit.is_none() {
+            // SAFETY: zeroed siginfo is valid for waitid to fill.
+            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+            // SAFETY: `info` is writable; WNOWAIT leaves the child unreaped.
+            let rc = unsafe {
+                libc::waitid(
+                    libc::P_PID,
+                    self.pid as libc::id_t,
+                    &mut info,
+                    libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+                )
+            };
+            if rc != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // SAFETY: filled by waitid (or zero).
+            let (pid, status) = unsafe { (info.si_pid(), info.si_status()) };
+            if pid == 0 {
+                return Ok(None);
+            }
+            self.exit = Some(if info.si_code == libc::CLD_EXITED {
+                (Some(status), None)
+            } else {
+                (None, Some(status))
+            });
+            self.ended_at = Some(Instant::now());
+        }
+        Ok(Some(self.verdict()))
+    }
+
+    /// Kills every process of the sandbox (its whole cgroup and pid namespace).
+    pub fn kill(&mut self) -> Result<(), CgroupError> {
+        if !self.reaped {
+            // SAFETY: our unreaped child; its pid cannot have been reused.
+            unsafe { libc::kill(self.pid, libc::SIGKILL) };
+        }
+        match &self.cgroup {
+            Some(cgroup) => cgroup.kill_all(),
+            None => Ok(()),
+        }
+    }
+
+    /// Blocks until the process has ended, reaps it, and returns the verdict.
+    pub fn wait(&mut self) -> std::io::Result<Verdict> {
+        if !self.reaped {
+            let mut status = 0;
+            loop {
+                // SAFETY: waits for our own child.
+                let rc = unsafe { libc::waitpid(self.pid, &mut status, 0) };
+                if rc >= 0 {
+                    break;
+                }
+                let err = std::io::Error::last_os_error();
+                if err.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(err);
+                }
+            }
+            self.reaped = true;
+            if self.exit.is_none() {
+                self.exit = Some(if libc::WIFEXITED(status) {
+                    (Some(libc::WEXITSTATUS(status)), None)
+                } else {
+                    (None, Some(libc::WTERMSIG(status)))
+                });
+                self.ended_at = Some(Instant::now());
+            }
+        }
+        Ok(self.verdict())
+    }
+
+    fn verdict(&self) -> Verdict {
+        let (code, signal) = self.exit.unwrap_or((None, None));
+        let cgroup = self.cgroup.as_ref();
+        Verdict {
+            code,
+            signal,
+            oom_killed: cgroup.and_then(|c| c.oom_kills().ok()).unwrap_or(0) > 0,
+            peak_memory_bytes: cgroup.and_then(|c| c.peak_memory().ok().flatten()),
+            cpu_time: cgroup.and_then(|c| c.cpu_time().ok()).unwrap_or_default(),
+            wall_time: self
+                .ended_at
+                .unwrap_or_else(Instant::now)
+                .duration_since(self.started),
+        }
+    }
+
+    /// Kills, reaps and removes the cgroup; the verdict of the process.
+    pub fn finish(&mut self) -> Result<Verdict, SandboxError> {
+        self.kill()?;
+        let verdict = self.wait().map_err(SandboxError::Pipe)?;
+        if let Some(cgroup) = self.cgroup.take() {
+            cgroup.remove()?;
+        }
+        Ok(verdict)
+    }
+
+    fn kill_and_reap(&mut self) {
+        if let Err(e) = self.finish() {
+            eprintln!("arena-sandbox: tearing down child {}: {e}", self.pid);
+        }
+    }
+}
+
+impl Drop for SandboxedChild {
+    fn drop(&mut self) {
+        if !self.reaped || self.cgroup.is_some() {
+            self.kill_and_reap();
+        }
+    }
+}
