@@ -392,8 +392,10 @@ impl<G: Game> Referee<'_, G> {
             } else {
                 self.config.per_move
             };
-            flush_outbox(seat).map_err(|source| RunnerError::Pipe { seat: s, source })?;
+            // The clock starts before the write: a bot sharing this core can
+            // be woken, run and answer inside the write call itself.
             let sent_at = Instant::now();
+            flush_outbox(seat).map_err(|source| RunnerError::Pipe { seat: s, source })?;
             seat.pending = Some(Pending {
                 frame: seat.frames_sent,
                 sent_at,
