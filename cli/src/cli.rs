@@ -20,6 +20,8 @@ pub struct Cli {
 pub enum Command {
     /// Play one match between two bot directories.
     Play(PlayArgs),
+    /// Build a bot in the sandbox (cached) and print its artifact id.
+    Build(BuildArgs),
     /// Work with replay files.
     Replay(ReplayArgs),
     /// Measure the engine or the runner.
@@ -67,6 +69,73 @@ pub struct PlayArgs {
     /// Write each bot's stderr (capped) to DIR/seat-<n>.log.
     #[arg(long, value_name = "DIR")]
     pub logs: Option<PathBuf>,
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// The bot directory (holds run.sh, maybe build.sh).
+    pub bot: PathBuf,
+    /// Wall limit for build.sh, in seconds.
+    #[arg(long, default_value_t = 600, value_name = "SECONDS")]
+    pub build_timeout: u64,
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
+}
+
+/// How bots are confined.
+#[derive(Debug, Args, Clone)]
+pub struct SandboxArgs {
+    /// Run bots and builds as plain processes, unconfined (development only).
+    #[arg(long)]
+    pub no_sandbox: bool,
+    /// Memory cap per bot and per build, in MiB (swap included).
+    #[arg(long, default_value_t = 2048, value_name = "MIB")]
+    pub memory_mb: u64,
+    /// Cores to use, e.g. `0-3` or `1,3`; default: every core this process may use.
+    #[arg(long, value_name = "LIST", value_parser = parse_core_list)]
+    pub cores: Option<CoreList>,
+    /// Bind exactly the Nix closure in this store-paths file instead of the
+    /// host's system directories.
+    #[arg(long, value_name = "FILE")]
+    pub store_paths: Option<PathBuf>,
+    /// Another host path to bind read-only (its bin/ goes first on PATH); repeatable.
+    #[arg(long = "env-path", value_name = "PATH")]
+    pub env_paths: Vec<PathBuf>,
+    /// Where builds are cached [default: $XDG_CACHE_HOME/arena/builds or ~/.cache/arena/builds].
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+}
+
+/// Core numbers from the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoreList(pub Vec<usize>);
+
+/// Parses `0-3,5` into `[0, 1, 2, 3, 5]`.
+pub fn parse_core_list(text: &str) -> Result<CoreList, String> {
+    let mut cores = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let number = |s: &str| {
+            s.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("{s:?} is not a core number"))
+        };
+        match part.split_once('-') {
+            Some((low, high)) => {
+                let (low, high) = (number(low)?, number(high)?);
+                if low > high {
+                    return Err(format!("{part:?} is an empty range"));
+                }
+                cores.extend(low..=high);
+            }
+            None => cores.push(number(part)?),
+        }
+    }
+    if cores.is_empty() {
+        return Err("no cores given".to_owned());
+    }
+    Ok(CoreList(cores))
 }
 
 #[derive(Debug, Args)]
@@ -149,6 +218,43 @@ mod tests {
         assert_eq!(args.move_ms, 150);
         assert_eq!(args.first_move_ms, 10_000);
         assert_eq!(args.game, GameName::Generals);
+    }
+
+    #[test]
+    fn sandbox_flags_parse() {
+        let cli = Cli::try_parse_from([
+            "arena",
+            "play",
+            "a",
+            "b",
+            "--no-sandbox",
+            "--cores",
+            "1-2,4",
+            "--memory-mb",
+            "512",
+        ])
+        .unwrap();
+        let Command::Play(args) = cli.command else {
+            panic!("expected play");
+        };
+        assert!(args.sandbox.no_sandbox);
+        assert_eq!(args.sandbox.cores, Some(CoreList(vec![1, 2, 4])));
+        assert_eq!(args.sandbox.memory_mb, 512);
+        let cli = Cli::try_parse_from(["arena", "build", "bot", "--env-path", "/opt/x"]).unwrap();
+        let Command::Build(args) = cli.command else {
+            panic!("expected build");
+        };
+        assert!(!args.sandbox.no_sandbox);
+        assert_eq!(args.sandbox.env_paths, vec![PathBuf::from("/opt/x")]);
+    }
+
+    #[test]
+    fn core_lists() {
+        assert_eq!(parse_core_list("0-2,5").unwrap().0, vec![0, 1, 2, 5]);
+        assert_eq!(parse_core_list("3").unwrap().0, vec![3]);
+        assert!(parse_core_list("2-1").is_err());
+        assert!(parse_core_list("x").is_err());
+        assert!(parse_core_list("").is_err());
     }
 
     #[test]

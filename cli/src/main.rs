@@ -6,8 +6,10 @@
 //! a difference.
 
 mod bench;
+mod build;
 mod cli;
 mod internal_bot;
+mod launch;
 mod play;
 mod replay;
 
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Play(args) => play::run(args),
+        Command::Build(args) => build::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Bench(args) => bench::run(args),
         Command::InternalBot(args) => internal_bot::run(args),

@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 use arena_engine::generals::{Generals, Params};
-use arena_worker::{BotSpec, MatchReport, ProcessLauncher, RunnerConfig, play_match};
+use arena_worker::{BotSpec, MatchReport, RunnerConfig, play_match};
 
 use crate::cli::{GameName, PlayArgs};
+use crate::launch;
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let bots = [
@@ -30,7 +31,8 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let game = match args.game {
         GameName::Generals => Generals::from_seed(seed, Params::default()),
     };
-    let output = play_match(game, seed, &bots, &ProcessLauncher::default(), &config)
+    let launcher = launch::launcher(&args.sandbox, bots.len())?;
+    let output = play_match(game, seed, &bots, launcher.as_ref(), &config)
         .context("the match could not be played")?;
 
     if let Some(path) = &args.replay {

@@ -8,6 +8,19 @@ fn arena() -> Command {
     Command::new(env!("CARGO_BIN_EXE_arena"))
 }
 
+/// `arena play` with a private build cache (removed with the returned dir).
+fn play(bots: [&str; 2]) -> (Command, tempfile::TempDir) {
+    let cache = tempfile::tempdir().unwrap();
+    let mut command = arena();
+    command
+        .arg("play")
+        .arg(bot(bots[0]))
+        .arg(bot(bots[1]))
+        .arg("--cache-dir")
+        .arg(cache.path());
+    (command, cache)
+}
+
 fn bot(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../bots")
@@ -18,10 +31,8 @@ fn bot(path: &str) -> PathBuf {
 fn play_json_prints_the_documented_result_and_replays_verify() {
     let dir = tempfile::tempdir().unwrap();
     let replay = dir.path().join("match.json");
-    let out = arena()
-        .arg("play")
-        .arg(bot("test/random"))
-        .arg(bot("test/garbage"))
+    let (mut command, _cache) = play(["test/random", "test/garbage"]);
+    let out = command
         .args(["--seed", "5", "--json", "--fault-limit", "3", "--replay"])
         .arg(&replay)
         .output()
@@ -85,18 +96,74 @@ fn play_json_prints_the_documented_result_and_replays_verify() {
 
 #[test]
 fn play_without_json_prints_a_summary() {
-    let out = arena()
-        .arg("play")
-        .arg(bot("test/random"))
-        .arg(bot("test/crash"))
-        .args(["--seed", "9"])
-        .output()
-        .unwrap();
+    let (mut command, _cache) = play(["test/random", "test/crash"]);
+    let out = command.args(["--seed", "9"]).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("seed 9"), "{text}");
     assert!(text.contains("wins by forfeit"), "{text}");
     assert!(text.contains("forfeit: \"crash\""), "{text}");
+}
+
+#[test]
+fn no_sandbox_plays_unconfined_and_says_so() {
+    let out = arena()
+        .arg("play")
+        .arg(bot("test/random"))
+        .arg(bot("test/early-exit"))
+        .args(["--seed", "2", "--json", "--no-sandbox"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unconfined"));
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["players"][1]["forfeit"], "exit");
+}
+
+#[test]
+fn build_prints_the_artifact_id_and_caches_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let build = || {
+        arena()
+            .arg("build")
+            .arg(bot("starter-python"))
+            .arg("--cache-dir")
+            .arg(cache.path())
+            .output()
+            .unwrap()
+    };
+    let first = build();
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let id = String::from_utf8_lossy(&first.stdout).trim().to_owned();
+    assert!(id.contains("-host-"), "{id}");
+    assert!(cache.path().join(&id).join("tree/run.sh").is_file());
+    let second = build();
+    assert_eq!(String::from_utf8_lossy(&second.stdout).trim(), id);
+
+    let broken = tempfile::tempdir().unwrap();
+    std::fs::write(broken.path().join("run.sh"), "exec cat\n").unwrap();
+    std::fs::write(broken.path().join("build.sh"), "echo cannot >&2; exit 1\n").unwrap();
+    let out = arena()
+        .arg("build")
+        .arg(broken.path())
+        .arg("--cache-dir")
+        .arg(cache.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot") && err.contains("build failed"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -17,5 +17,9 @@ pub mod env;
 pub mod ids;
 pub mod rootfs;
 pub mod seccomp;
+pub mod spawn;
 
 pub use env::RuntimeEnv;
+pub use spawn::{
+    Limits, Sandbox, SandboxCommand, SandboxConfig, SandboxError, SandboxedChild, Verdict,
+};

@@ -175,9 +175,11 @@ pub struct Sandbox {
     cgroups: CgroupManager,
     filters: SeccompFilters,
     cap_last_cap: u32,
-    /// Makes each leaf name unique within this process.
-    next_leaf: AtomicU64,
 }
+
+/// Numbers cgroup leaves: leaf names carry this process's pid and start time,
+/// so a counter shared by every `Sandbox` in the process makes them unique.
+static NEXT_LEAF: AtomicU64 = AtomicU64::new(0);
 
 /// How long a child may take from clone to exec.
 const SETUP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -218,7 +220,6 @@ impl Sandbox {
             cgroups,
             filters,
             cap_last_cap,
-            next_leaf: AtomicU64::new(0),
         })
     }
 
@@ -236,7 +237,7 @@ impl Sandbox {
             return Err(SandboxError::NoCores);
         }
         let limits = &self.config.limits;
-        let seq = self.next_leaf.fetch_add(1, Ordering::Relaxed);
+        let seq = NEXT_LEAF.fetch_add(1, Ordering::Relaxed);
         let leaf_name = CgroupManager::owned_name(&format!("{seq}-{}", command.label));
         let leaf = self.cgroups.create(
             &leaf_name,
@@ -273,7 +274,9 @@ impl Sandbox {
             .chain(command.args.iter().map(|a| a.as_os_str()))
             .map(|a| CString::new(a.as_bytes()))
             .collect::<Result<_, _>>()
-            .map_err(|_| SandboxError::Nul { what: "an argument" })?;
+            .map_err(|_| SandboxError::Nul {
+                what: "an argument",
+            })?;
         let envs: Vec<CString> = command
             .env
             .iter()
@@ -345,7 +348,16 @@ impl Sandbox {
         // SAFETY: clone without CLONE_VM behaves like fork: the child gets a
         // copy of this address space and runs `child::run`, which only makes
         // system calls on data prepared above and never returns.
-        let pid = unsafe { libc::syscall(libc::SYS_clone, flags as libc::c_ulong, 0usize, 0usize, 0usize, 0usize) };
+        let pid = unsafe {
+            libc::syscall(
+                libc::SYS_clone,
+                flags as libc::c_ulong,
+                0usize,
+                0usize,
+                0usize,
+                0usize,
+            )
+        };
         if pid < 0 {
             return Err(SandboxError::Clone(std::io::Error::last_os_error()));
         }
@@ -403,7 +415,13 @@ fn read_report(pipe: &OwnedFd) -> Result<Option<(u32, i32)>, SandboxError> {
             revents: 0,
         };
         // SAFETY: one valid pollfd.
-        let ready = unsafe { libc::poll(&mut poll, 1, remaining.as_millis().min(i32::MAX as u128) as i32) };
+        let ready = unsafe {
+            libc::poll(
+                &mut poll,
+                1,
+                remaining.as_millis().min(i32::MAX as u128) as i32,
+            )
+        };
         if ready < 0 {
             let err = std::io::Error::last_os_error();
             if err.kind() == std::io::ErrorKind::Interrupted {

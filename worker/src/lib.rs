@@ -15,6 +15,7 @@ pub mod process;
 pub mod referee;
 pub mod replay;
 pub mod report;
+pub mod sandboxed;
 pub mod submission;
 
 pub use launcher::{BotSpec, Launcher};
@@ -22,3 +23,4 @@ pub use process::ProcessLauncher;
 pub use referee::{MatchOutput, RunnerConfig, RunnerError, play_match};
 pub use replay::Replay;
 pub use report::{Forfeit, MatchReport};
+pub use sandboxed::SandboxLauncher;

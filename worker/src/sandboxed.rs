@@ -142,13 +142,15 @@ impl SandboxLauncher {
         let finished = drain_until_exit(&mut child, &outputs, log, deadline)
             .map_err(|e| LaunchError::io("collect build output", tree, e))?;
         let verdict = child.finish().map_err(|e| sandbox_error(tree, e))?;
-        Ok(finished.then(|| match (verdict.code, verdict.signal, verdict.oom_killed) {
-            (_, _, true) => Err("build.sh ran out of memory".to_owned()),
-            (Some(0), _, _) => Ok(()),
-            (Some(code), _, _) => Err(format!("build.sh exited with status {code}")),
-            (None, Some(signal), _) => Err(format!("build.sh was killed by signal {signal}")),
-            (None, None, _) => Err("build.sh ended abnormally".to_owned()),
-        }))
+        Ok(finished.then(
+            || match (verdict.code, verdict.signal, verdict.oom_killed) {
+                (_, _, true) => Err("build.sh ran out of memory".to_owned()),
+                (Some(0), _, _) => Ok(()),
+                (Some(code), _, _) => Err(format!("build.sh exited with status {code}")),
+                (None, Some(signal), _) => Err(format!("build.sh was killed by signal {signal}")),
+                (None, None, _) => Err("build.sh ended abnormally".to_owned()),
+            },
+        ))
     }
 }
 

@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 /// Every cgroup directory (v1 and v2) lists its member processes here.
 pub(crate) const CGROUP_PROCS: &str = "cgroup.procs";
 
-/// How long `rmdir` keeps retrying EBUSY: right after a kill the kernel may still be tearing
-/// down the last task or its css.
+/// How long removing a leaf's directories (all of them together) keeps retrying EBUSY: right
+/// after a kill the kernel may still be tearing down the last task or its css.
 pub(crate) const RMDIR_TIMEOUT: Duration = Duration::from_secs(1);
 /// How long a kill waits for a leaf to become empty.
 pub(crate) const KILL_TIMEOUT: Duration = Duration::from_secs(2);
@@ -88,10 +88,9 @@ pub(crate) fn ensure_dir(dir: &Path, fake: &FakeKernel) -> io::Result<()> {
     }
 }
 
-/// Removes a cgroup directory, retrying EBUSY until [`RMDIR_TIMEOUT`]. A directory that is
-/// already gone counts as removed.
-pub(crate) fn remove_dir(dir: &Path, fake: &FakeKernel) -> io::Result<()> {
-    let deadline = Instant::now() + RMDIR_TIMEOUT;
+/// Removes a cgroup directory, retrying EBUSY until `deadline`. A directory that is already
+/// gone counts as removed.
+pub(crate) fn remove_dir(dir: &Path, fake: &FakeKernel, deadline: Instant) -> io::Result<()> {
     let mut backoff = Backoff::new();
     loop {
         if !dir.exists() {
@@ -261,12 +260,13 @@ mod tests {
     fn remove_dir_accepts_missing_and_reports_other_errors() {
         let dir = tempfile::tempdir().unwrap();
         let fake = FakeKernel::default();
-        remove_dir(&dir.path().join("gone"), &fake).unwrap();
+        let deadline = Instant::now() + Duration::from_millis(10);
+        remove_dir(&dir.path().join("gone"), &fake, deadline).unwrap();
         let full = dir.path().join("full");
         fs::create_dir(&full).unwrap();
         fs::write(full.join("f"), "").unwrap();
         // Without the fake kernel's depopulate hook a non-empty directory stays non-empty.
-        assert!(remove_dir(&full, &fake).is_err());
+        assert!(remove_dir(&full, &fake, deadline).is_err());
     }
 
     #[test]

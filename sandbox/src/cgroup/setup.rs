@@ -164,8 +164,8 @@ mod tests {
 
     #[test]
     fn other_filesystems_are_rejected_with_their_magic() {
-        let err = classify(Path::new("/r"), FsKind::Other(EXT4_MAGIC), FsKind::Missing)
-            .unwrap_err();
+        let err =
+            classify(Path::new("/r"), FsKind::Other(EXT4_MAGIC), FsKind::Missing).unwrap_err();
         assert!(
             matches!(err, CgroupError::NotCgroupFs { magic, .. } if magic == EXT4_MAGIC),
             "{err}"

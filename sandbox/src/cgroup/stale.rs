@@ -159,8 +159,19 @@ mod tests {
     #[test]
     fn foreign_names_are_not_owned() {
         for name in [
-            "", "arena", "r42", "r42-1000", "x42-1000-1", "r-1000-1", "r42--1", "r+42-1000-1",
-            "r0-1000-1", "r-4-1000-1", "r42-10a0-1", "u42-x", "r99999999999-1-x",
+            "",
+            "arena",
+            "r42",
+            "r42-1000",
+            "x42-1000-1",
+            "r-1000-1",
+            "r42--1",
+            "r+42-1000-1",
+            "r0-1000-1",
+            "r-4-1000-1",
+            "r42-10a0-1",
+            "u42-x",
+            "r99999999999-1-x",
         ] {
             assert_eq!(parse_owner(name), None, "{name}");
         }
@@ -177,7 +188,10 @@ mod tests {
     #[test]
     fn start_time_survives_hostile_comm() {
         let tail = "S 1 1 1 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 123456 1000 100";
-        assert_eq!(parse_start_time(&format!("42 (sleep) {tail}")), Some(123_456));
+        assert_eq!(
+            parse_start_time(&format!("42 (sleep) {tail}")),
+            Some(123_456)
+        );
         assert_eq!(
             parse_start_time(&format!("42 (a) b) 1 2 3) {tail}")),
             Some(123_456)

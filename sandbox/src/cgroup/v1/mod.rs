@@ -1,53 +1,45 @@
 //! cgroup v1 backend: one directory per controller mount (`<root>/<controller>/<parent>/<leaf>`).
 //!
-//! Limits go through cgroups-rs setters on a [`RootedV1`] handle; directories, the parent's
-//! cpuset, reads and the freeze-kill-thaw loop are done here (see [`super::control`] for why
-//! reads are not cgroups-rs's).
+//! Layout: this file finds the mounts, prepares the parent group and creates leaves with their
+//! limits; `leaf` reads a leaf and kills it (freeze, SIGKILL, thaw). Limits go through
+//! cgroups-rs setters on a [`RootedV1`] handle; directories, the parent's cpuset and reads are
+//! done directly (see [`super::control`] for why reads are not cgroups-rs's).
 
 use std::collections::BTreeSet;
 use std::io;
-use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use cgroups_rs::FreezerState;
-use cgroups_rs::fs::freezer::FreezerController;
+use cgroups_rs::fs::cpuset::CpuSetController;
 use cgroups_rs::fs::memory::MemController;
 use cgroups_rs::fs::pid::PidController;
-use cgroups_rs::fs::{Cgroup, Controller, MaxValue};
-use cgroups_rs::fs::{cpuacct::CpuAcctController, cpuset::CpuSetController};
+use cgroups_rs::fs::{Controller, MaxValue};
 
-use super::control::{self, Backoff, CGROUP_PROCS, FakeKernel};
+use super::control::{self, FakeKernel, RMDIR_TIMEOUT};
 use super::error::CgroupError;
 use super::hierarchy::{RootedV1, V1Controller};
 use super::limits::{CgroupLimits, MemswOrder, memsw_order, unenforceable};
+
+mod leaf;
+
+pub(crate) use leaf::V1Leaf;
 
 /// Memory hard limit.
 const MEMORY_LIMIT: &str = "memory.limit_in_bytes";
 /// Memory plus swap limit; present only with swap accounting on.
 const MEMSW_LIMIT: &str = "memory.memsw.limit_in_bytes";
-/// OOM killer state; its `oom_kill` line counts kills (kernel ≥ 4.13).
-const MEMORY_OOM_CONTROL: &str = "memory.oom_control";
-/// Peak memory usage in bytes.
-const MEMORY_MAX_USAGE: &str = "memory.max_usage_in_bytes";
 /// Task limit.
 const PIDS_MAX: &str = "pids.max";
 /// CPUs of a cpuset; empty in a new group, and attaching to an empty cpuset fails (ENOSPC).
 const CPUSET_CPUS: &str = "cpuset.cpus";
 /// Memory nodes of a cpuset; same emptiness rule as `cpuset.cpus`.
 const CPUSET_MEMS: &str = "cpuset.mems";
-/// CPU time consumed, in nanoseconds.
-const CPUACCT_USAGE: &str = "cpuacct.usage";
-/// The line in `memory.oom_control` counting OOM kills.
-const OOM_KILL_KEY: &str = "oom_kill";
-
-/// How long one kill round waits for `freezer.state` to turn `FROZEN` before signalling
-/// anyway (a task in uninterruptible sleep can hold a freeze up).
-const FREEZE_WAIT: Duration = Duration::from_millis(100);
 
 /// Creates v1 leaves under one parent group in every controller hierarchy.
 #[derive(Debug)]
 pub(crate) struct V1Manager {
+    /// The directory holding the per-controller mounts, e.g. `/sys/fs/cgroup`.
+    root: PathBuf,
     /// cgroups-rs view of the controller mounts found under the root.
     hier: RootedV1,
     /// Each controller found, with its mount directory.
@@ -94,6 +86,7 @@ impl V1Manager {
             });
         }
         let manager = Self {
+            root: root.to_path_buf(),
             hier: RootedV1::new(root, mounts.clone()),
             mounts,
             hierarchies,
@@ -166,10 +159,13 @@ impl V1Manager {
     pub(crate) fn create(&self, name: &str, limits: &CgroupLimits) -> Result<V1Leaf, CgroupError> {
         let leaf = self.open_existing(name);
         let mut created = vec![];
-        let result = self.create_dirs(&leaf, &mut created).and_then(|()| self.apply(&leaf, limits));
+        let result = self
+            .create_dirs(&leaf, &mut created)
+            .and_then(|()| self.apply(&leaf, limits));
         if let Err(e) = result {
+            let deadline = Instant::now() + RMDIR_TIMEOUT;
             for dir in created.iter().rev() {
-                if let Err(rm) = control::remove_dir(dir, &self.fake) {
+                if let Err(rm) = control::remove_dir(dir, &self.fake, deadline) {
                     eprintln!(
                         "arena-sandbox: cleaning up half-created cgroup {}: {rm}",
                         dir.display()
@@ -284,7 +280,11 @@ impl V1Manager {
 
     /// Sets the leaf's CPUs (the requested ones, or the parent's when none are requested)
     /// and copies the parent's memory nodes: both must be non-empty before a task can join.
-    fn apply_cpuset(&self, cpuset: &CpuSetController, limits: &CgroupLimits) -> Result<(), CgroupError> {
+    fn apply_cpuset(
+        &self,
+        cpuset: &CpuSetController,
+        limits: &CgroupLimits,
+    ) -> Result<(), CgroupError> {
         let dir = cpuset.path();
         if !self.has_file(dir, CPUSET_CPUS, "cpuset", "cpu pinning")?
             || !self.has_file(dir, CPUSET_MEMS, "cpuset", "cpuset memory nodes")?
@@ -339,14 +339,8 @@ impl V1Manager {
         limit: &'static str,
         which: V1Controller,
     ) -> Result<(), CgroupError> {
-        let path = self.hier_root().join(which.dir_name());
+        let path = self.root.join(which.dir_name());
         unenforceable(self.allow_missing, controller, limit, &path)
-    }
-
-    /// The root holding the controller mounts.
-    fn hier_root(&self) -> PathBuf {
-        use cgroups_rs::fs::Hierarchy;
-        self.hier.root()
     }
 
     /// Names of the leaves under the parent group in any hierarchy (a crash mid-create can
@@ -388,193 +382,4 @@ fn read_trimmed(dir: &Path, file: &'static str) -> Result<String, CgroupError> {
             file,
             source,
         })
-}
-
-/// One v1 leaf: a directory per hierarchy.
-#[derive(Debug)]
-pub(crate) struct V1Leaf {
-    /// cgroups-rs handle entered into the leaf in every mounted controller.
-    cgroup: Cgroup,
-    /// The leaf's directory in each distinct hierarchy, in join order.
-    dirs: Vec<PathBuf>,
-    /// Test stand-in for the kernel's rmdir behaviour.
-    fake: FakeKernel,
-}
-
-impl V1Leaf {
-    /// The leaf's directory for `C`, if that controller is mounted.
-    fn dir_of<'a, C>(&'a self) -> Option<&'a Path>
-    where
-        &'a C: From<&'a cgroups_rs::fs::Subsystem>,
-        C: Controller + cgroups_rs::fs::ControllIdentifier + 'a,
-    {
-        self.cgroup.controller_of::<C>().map(|c| c.path())
-    }
-
-    /// The leaf's directories.
-    pub(crate) fn paths(&self) -> Vec<PathBuf> {
-        self.dirs.clone()
-    }
-
-    /// One `cgroup.procs` fd per hierarchy.
-    pub(crate) fn open_procs_files(&self) -> Result<Vec<OwnedFd>, CgroupError> {
-        self.dirs
-            .iter()
-            .map(|dir| {
-                let path = dir.join(CGROUP_PROCS);
-                control::open_for_join(&path).map_err(|source| CgroupError::OpenProcs { path, source })
-            })
-            .collect()
-    }
-
-    /// The union of `cgroup.procs` over all hierarchies, sorted. A directory that does not
-    /// exist (partially created or already removed) contributes nothing.
-    pub(crate) fn pids(&self) -> Result<Vec<i32>, CgroupError> {
-        let mut all = BTreeSet::new();
-        for dir in &self.dirs {
-            let path = dir.join(CGROUP_PROCS);
-            match control::read_procs(&path) {
-                Ok(pids) => all.extend(pids),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(source) => return Err(CgroupError::ReadProcs { path, source }),
-            }
-        }
-        Ok(all.into_iter().collect())
-    }
-
-    /// The `oom_kill` line of `memory.oom_control`.
-    pub(crate) fn oom_kills(&self) -> Result<u64, CgroupError> {
-        let dir = self
-            .dir_of::<MemController>()
-            .ok_or_else(|| self.no_controller("memory", "oom kill count"))?;
-        let path = dir.join(MEMORY_OOM_CONTROL);
-        control::read_u64(&path, |t| control::flat_keyed(t, OOM_KILL_KEY))
-            .map_err(|source| CgroupError::ReadOomKills { path, source })
-    }
-
-    /// `memory.max_usage_in_bytes`, or `None` without the memory controller or the file.
-    pub(crate) fn peak_memory(&self) -> Result<Option<u64>, CgroupError> {
-        let Some(dir) = self.dir_of::<MemController>() else {
-            return Ok(None);
-        };
-        let path = dir.join(MEMORY_MAX_USAGE);
-        match control::read_u64(&path, control::single_u64) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(source) => Err(CgroupError::ReadPeakMemory { path, source }),
-        }
-    }
-
-    /// `cpuacct.usage` (nanoseconds).
-    pub(crate) fn cpu_time(&self) -> Result<Duration, CgroupError> {
-        let dir = self
-            .dir_of::<CpuAcctController>()
-            .ok_or_else(|| self.no_controller("cpuacct", "cpu time"))?;
-        let path = dir.join(CPUACCT_USAGE);
-        control::read_u64(&path, control::single_u64)
-            .map(Duration::from_nanos)
-            .map_err(|source| CgroupError::ReadCpuTime { path, source })
-    }
-
-    /// The error for a reading whose controller is not mounted.
-    fn no_controller(&self, controller: &'static str, limit: &'static str) -> CgroupError {
-        CgroupError::ControllerMissing {
-            controller,
-            limit,
-            path: self.dirs.first().cloned().unwrap_or_default(),
-        }
-    }
-
-    /// Kills everything in the leaf: freeze (so nothing forks between reading the list and
-    /// signalling), SIGKILL every listed pid, thaw (frozen tasks only die once thawed), and
-    /// repeat until every hierarchy's `cgroup.procs` is empty or `deadline` passes.
-    pub(crate) fn kill_until(&self, deadline: Instant) -> Result<(), CgroupError> {
-        let started = Instant::now();
-        let mut backoff = Backoff::new();
-        let mut last_error = None;
-        loop {
-            let pids = self.pids()?;
-            if pids.is_empty() {
-                return Ok(());
-            }
-            if Instant::now() >= deadline {
-                return Err(CgroupError::KillTimeout {
-                    path: self.dirs.first().cloned().unwrap_or_default(),
-                    remaining: pids,
-                    waited_ms: started.elapsed().as_millis().try_into().unwrap_or(u64::MAX),
-                    cause: last_error.map(Box::new),
-                });
-            }
-            // A failed round (e.g. freezing) is retried until the deadline; only if the leaf
-            // never empties is its error reported, as the timeout's cause.
-            if let Err(e) = self.kill_round(deadline) {
-                last_error = Some(e);
-            }
-            backoff.sleep();
-        }
-    }
-
-    /// One freeze, signal, thaw round.
-    fn kill_round(&self, deadline: Instant) -> Result<(), CgroupError> {
-        let freezer = self.cgroup.controller_of::<FreezerController>();
-        let mut result = Ok(());
-        if let Some(freezer) = freezer {
-            result = freeze(freezer, deadline.min(Instant::now() + FREEZE_WAIT));
-        }
-        // Signal even if freezing failed: an unfrozen kill may still empty the leaf.
-        let signalled = self.signal_all();
-        if let Some(freezer) = freezer {
-            // Always thaw: a frozen task never acts on its SIGKILL.
-            let thawed = freezer.thaw().map_err(|source| CgroupError::Thaw {
-                path: freezer.path().to_path_buf(),
-                source,
-            });
-            result = result.and(thawed);
-        }
-        signalled.and(result)
-    }
-
-    /// SIGKILLs every pid currently listed in any hierarchy.
-    fn signal_all(&self) -> Result<(), CgroupError> {
-        for pid in self.pids()? {
-            control::sigkill(pid).map_err(|source| CgroupError::Signal {
-                pid,
-                path: self.dirs.first().cloned().unwrap_or_default(),
-                source,
-            })?;
-        }
-        Ok(())
-    }
-
-    /// Removes every directory of the leaf (each with bounded EBUSY retries), trying all of
-    /// them and reporting the first failure.
-    pub(crate) fn remove_dirs(&self) -> Result<(), CgroupError> {
-        let mut first_error = None;
-        for dir in &self.dirs {
-            if let Err(source) = control::remove_dir(dir, &self.fake) {
-                first_error.get_or_insert(CgroupError::RemoveLeaf {
-                    path: dir.clone(),
-                    source,
-                });
-            }
-        }
-        first_error.map_or(Ok(()), Err)
-    }
-}
-
-/// Writes `FROZEN` and waits (until `until`) for the state to settle; `FREEZING` means some
-/// task has not reached the refrigerator yet.
-fn freeze(freezer: &FreezerController, until: Instant) -> Result<(), CgroupError> {
-    let freeze_err = |source| CgroupError::Freeze {
-        path: freezer.path().to_path_buf(),
-        source,
-    };
-    freezer.freeze().map_err(freeze_err)?;
-    let mut backoff = Backoff::new();
-    while !matches!(freezer.state().map_err(freeze_err)?, FreezerState::Frozen)
-        && Instant::now() < until
-    {
-        backoff.sleep();
-    }
-    Ok(())
 }

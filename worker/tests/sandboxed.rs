@@ -1,0 +1,166 @@
+//! The runner with bots confined by the sandbox: a bot over its memory cap
+//! forfeits with `memory`, builds run offline and are cached by content, and
+//! matches see their build's output read-only.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use arena_engine::generals::{Generals, Params};
+use arena_sandbox::cpus::CoreAllocator;
+use arena_sandbox::{Limits, RuntimeEnv, Sandbox, SandboxConfig};
+use arena_worker::launcher::Launcher;
+use arena_worker::{BotSpec, Forfeit, RunnerConfig, SandboxLauncher, play_match};
+
+fn bot(path: &str) -> BotSpec {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = if path.starts_with("test/") {
+        root.join("../bots").join(path)
+    } else {
+        root.join("tests/bots").join(path)
+    };
+    BotSpec::from_dir(dir)
+}
+
+fn launcher(cache: &Path) -> SandboxLauncher {
+    let config = SandboxConfig {
+        limits: Limits {
+            memory_bytes: 256 << 20,
+            ..Limits::default()
+        },
+        env: RuntimeEnv::host_default(),
+        cgroup_parent: "arena-worker-test".to_owned(),
+        ..SandboxConfig::default()
+    };
+    let sandbox = Sandbox::new(config).expect("the sandbox needs root and cgroups");
+    let cores = CoreAllocator::new(&CoreAllocator::available().unwrap(), 2).unwrap();
+    SandboxLauncher::new(sandbox, cores, cache.to_owned())
+}
+
+fn config() -> RunnerConfig {
+    RunnerConfig {
+        per_move: Duration::from_millis(500),
+        ..RunnerConfig::default()
+    }
+}
+
+fn game(max_turns: u32) -> Generals {
+    Generals::from_seed(
+        3,
+        Params {
+            max_turns,
+            ..Params::default()
+        },
+    )
+}
+
+#[test]
+fn a_bot_over_its_memory_cap_forfeits_with_memory() {
+    let cache = tempfile::tempdir().unwrap();
+    let launcher = launcher(cache.path());
+    let out = play_match(
+        game(1200),
+        3,
+        &[bot("memory-hog"), bot("test/random")],
+        &launcher,
+        &config(),
+    )
+    .unwrap();
+    let r = &out.report;
+    assert_eq!(r.players[0].forfeit, Some(Forfeit::Memory), "{r:?}");
+    assert_eq!(r.players[1].forfeit, None);
+    assert_eq!(r.winner, Some(1));
+    assert_eq!(r.reason, "forfeit");
+    out.replay.verify().unwrap();
+}
+
+#[test]
+fn builds_are_offline_cached_and_read_only_in_matches() {
+    let cache = tempfile::tempdir().unwrap();
+    let launcher = launcher(cache.path());
+    let probe = bot("probe");
+
+    let first = launcher.build(&probe, Duration::from_secs(60)).unwrap();
+    assert!(first.succeeded, "{:?}", first.failure);
+    let log = String::from_utf8_lossy(&first.log).into_owned();
+    assert!(log.contains("network: unreachable"), "{log}");
+    let artifact: PathBuf = first
+        .artifact
+        .clone()
+        .expect("a sandboxed build has an artifact");
+    assert_eq!(
+        std::fs::read_to_string(artifact.join("built.txt")).unwrap(),
+        "built\n"
+    );
+    // The build wrote into its copy, never into the submission.
+    assert!(!probe.dir.join("built.txt").exists());
+
+    let second = launcher.build(&probe, Duration::from_secs(60)).unwrap();
+    assert_eq!(
+        second.artifact, first.artifact,
+        "same tree, same environment: cached"
+    );
+    assert_eq!(second.duration, Duration::ZERO);
+
+    let out = play_match(game(5), 3, &[probe.clone(), probe], &launcher, &config()).unwrap();
+    assert_eq!(out.report.turns, 5);
+    for log in &out.logs {
+        let log = String::from_utf8_lossy(log);
+        assert!(log.contains("bot dir: read-only"), "{log}");
+        assert!(log.contains("built"), "{log}");
+    }
+    let uids: Vec<String> = out
+        .logs
+        .iter()
+        .map(|l| {
+            let text = String::from_utf8_lossy(l);
+            text.lines()
+                .find(|l| l.starts_with("uid: "))
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect();
+    assert_ne!(uids[0], uids[1], "each seat runs as its own uid");
+    assert!(!uids[0].contains("uid: 0"));
+}
+
+#[test]
+fn a_failing_sandboxed_build_forfeits_and_is_cached_as_failed() {
+    let cache = tempfile::tempdir().unwrap();
+    let launcher = launcher(cache.path());
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("run.sh"), "exec cat\n").unwrap();
+    std::fs::write(dir.path().join("build.sh"), "echo nope >&2; exit 4\n").unwrap();
+    let broken = BotSpec::from_dir(dir.path());
+    let out = play_match(
+        game(1200),
+        3,
+        &[broken.clone(), bot("test/random")],
+        &launcher,
+        &config(),
+    )
+    .unwrap();
+    assert_eq!(out.report.players[0].forfeit, Some(Forfeit::BuildFailed));
+    let log = String::from_utf8_lossy(&out.logs[0]);
+    assert!(log.contains("nope") && log.contains("status 4"), "{log}");
+    let again = launcher.build(&broken, Duration::from_secs(60)).unwrap();
+    assert!(!again.succeeded);
+    assert_eq!(again.duration, Duration::ZERO, "the failure was cached");
+}
+
+#[test]
+fn a_build_over_its_limit_fails_and_is_not_cached() {
+    let cache = tempfile::tempdir().unwrap();
+    let launcher = launcher(cache.path());
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("run.sh"), "exec cat\n").unwrap();
+    std::fs::write(dir.path().join("build.sh"), "sleep 30\n").unwrap();
+    let slow = BotSpec::from_dir(dir.path());
+    let report = launcher.build(&slow, Duration::from_millis(500)).unwrap();
+    assert!(!report.succeeded);
+    assert!(report.failure.unwrap().contains("wall limit"));
+    let entries: Vec<_> = std::fs::read_dir(cache.path()).unwrap().collect();
+    assert!(
+        entries.is_empty(),
+        "nothing cached or left over: {entries:?}"
+    );
+}
