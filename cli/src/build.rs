@@ -13,7 +13,11 @@ pub fn run(args: BuildArgs) -> anyhow::Result<ExitCode> {
     let bot = BotSpec::from_dir(&args.bot);
     bot.validate()?;
     let launcher = launch::launcher(&args.sandbox, 1)?;
-    let report = launcher.build(&bot, Duration::from_secs(args.build_timeout))?;
+    let built = launcher
+        .as_launcher()
+        .build(&bot, Duration::from_secs(args.build_timeout));
+    launcher.finish();
+    let report = built?;
     std::io::stderr().write_all(&report.log)?;
     match (&report.failure, &report.artifact) {
         (Some(reason), _) => {

@@ -10,11 +10,35 @@ use arena_worker::{Launcher, ProcessLauncher, SandboxLauncher};
 
 use crate::cli::SandboxArgs;
 
+/// The launcher a one-shot command uses.
+pub enum CommandLauncher {
+    Plain(ProcessLauncher),
+    Sandboxed(SandboxLauncher),
+}
+
+impl CommandLauncher {
+    pub fn as_launcher(&self) -> &dyn Launcher {
+        match self {
+            CommandLauncher::Plain(launcher) => launcher,
+            CommandLauncher::Sandboxed(launcher) => launcher,
+        }
+    }
+
+    /// A one-shot command leaves no empty cgroup parent behind.
+    pub fn finish(self) {
+        if let CommandLauncher::Sandboxed(launcher) = self
+            && let Err(e) = launcher.sandbox().remove_parent_if_empty()
+        {
+            eprintln!("arena: {e:#}");
+        }
+    }
+}
+
 /// The launcher for a match of `seats` bots (or a build, with one seat).
-pub fn launcher(args: &SandboxArgs, seats: usize) -> anyhow::Result<Box<dyn Launcher>> {
+pub fn launcher(args: &SandboxArgs, seats: usize) -> anyhow::Result<CommandLauncher> {
     if args.no_sandbox {
         eprintln!("arena: --no-sandbox: bots run unconfined, as plain processes");
-        return Ok(Box::new(ProcessLauncher::default()));
+        return Ok(CommandLauncher::Plain(ProcessLauncher::default()));
     }
     let env = match &args.store_paths {
         Some(file) => RuntimeEnv::from_store_paths_file(file)?,
@@ -39,7 +63,7 @@ pub fn launcher(args: &SandboxArgs, seats: usize) -> anyhow::Result<Box<dyn Laun
     };
     let cores = CoreAllocator::new(&cores, seats)?;
     cores.pin_runner_thread()?;
-    Ok(Box::new(SandboxLauncher::new(
+    Ok(CommandLauncher::Sandboxed(SandboxLauncher::new(
         sandbox,
         cores,
         cache_dir(args),

@@ -32,8 +32,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         GameName::Generals => Generals::from_seed(seed, Params::default()),
     };
     let launcher = launch::launcher(&args.sandbox, bots.len())?;
-    let output = play_match(game, seed, &bots, launcher.as_ref(), &config)
-        .context("the match could not be played")?;
+    let played = play_match(game, seed, &bots, launcher.as_launcher(), &config);
+    launcher.finish();
+    let output = played.context("the match could not be played")?;
 
     if let Some(path) = &args.replay {
         output.replay.save(path)?;

@@ -4,7 +4,7 @@
 //! policy and spawns [`SandboxCommand`]s into [`SandboxedChild`]ren, whose end
 //! is a [`Verdict`]. Each spawn creates a [`cgroup`] leaf (v1, v2 or hybrid)
 //! with the memory, pids and cpuset limits, plans a fresh root with
-//! [`rootfs`] from the runtime environment in [`env`], and clones a child
+//! [`rootfs`] from the runtime environment in [`mod@env`], and clones a child
 //! that runs the linear confinement sequence in [`child`] (namespaces,
 //! pivot_root, credentials, rlimits, the [`seccomp`] filters) before exec.
 //! [`cpus`] hands out exclusive cores, with a logged shared-core mode for

@@ -197,9 +197,14 @@ impl Sandbox {
         setup: CgroupSetup,
     ) -> Result<Sandbox, SandboxError> {
         let cgroups = CgroupManager::new(setup, &config.cgroup_parent)?;
-        let stale = cgroups.remove_stale()?;
-        if stale > 0 {
-            eprintln!("arena-sandbox: removed {stale} stale cgroup(s) left by a dead runner");
+        // Leftovers of a runner that died are removed; one that resists is
+        // logged rather than keeping this runner from starting.
+        match cgroups.remove_stale() {
+            Ok(0) => {}
+            Ok(stale) => {
+                eprintln!("arena-sandbox: removed {stale} stale cgroup(s) left by a dead runner")
+            }
+            Err(e) => eprintln!("arena-sandbox: cannot remove a stale cgroup: {e}"),
         }
         let filters = SeccompFilters::denylist()?;
         std::fs::create_dir_all(&config.root_dir).map_err(|source| SandboxError::RootDir {
@@ -229,6 +234,12 @@ impl Sandbox {
 
     pub fn cgroup_setup(&self) -> CgroupSetup {
         self.cgroups.setup()
+    }
+
+    /// Removes this sandbox's parent cgroup if no leaf is left in it (see
+    /// [`CgroupManager::remove_parent_if_empty`]): for one-shot runs and tests.
+    pub fn remove_parent_if_empty(&self) -> Result<bool, SandboxError> {
+        Ok(self.cgroups.remove_parent_if_empty()?)
     }
 
     /// Starts `command` confined, with piped stdin, stdout and stderr.

@@ -313,8 +313,13 @@ fn cpu_time_counts_a_busy_loop() {
     require_hybrid_root();
     let cleanup = Cleanup::new("cpu");
     let manager = CgroupManager::new(CgroupSetup::Hybrid, &cleanup.parent).unwrap();
+    // CPU 1: the forking tests keep CPU 0 busy while they run in parallel.
+    let pinned = CgroupLimits {
+        cpus: vec![1],
+        ..limits(64)
+    };
     let leaf = manager
-        .create(&CgroupManager::owned_name("cpu"), &limits(64))
+        .create(&CgroupManager::owned_name("cpu"), &pinned)
         .unwrap();
     assert_eq!(leaf.cpu_time().unwrap(), Duration::ZERO);
     let mut child = spawn_in(

@@ -21,6 +21,15 @@ fn bot(path: &str) -> BotSpec {
     BotSpec::from_dir(dir)
 }
 
+/// Removes the test's cgroup parent once the last test using it is done.
+struct Tidy<'a>(&'a SandboxLauncher);
+
+impl Drop for Tidy<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.sandbox().remove_parent_if_empty();
+    }
+}
+
 fn launcher(cache: &Path) -> SandboxLauncher {
     let config = SandboxConfig {
         limits: Limits {
@@ -57,6 +66,7 @@ fn game(max_turns: u32) -> Generals {
 fn a_bot_over_its_memory_cap_forfeits_with_memory() {
     let cache = tempfile::tempdir().unwrap();
     let launcher = launcher(cache.path());
+    let _tidy = Tidy(&launcher);
     let out = play_match(
         game(1200),
         3,
@@ -77,6 +87,7 @@ fn a_bot_over_its_memory_cap_forfeits_with_memory() {
 fn builds_are_offline_cached_and_read_only_in_matches() {
     let cache = tempfile::tempdir().unwrap();
     let launcher = launcher(cache.path());
+    let _tidy = Tidy(&launcher);
     let probe = bot("probe");
 
     let first = launcher.build(&probe, Duration::from_secs(60)).unwrap();
@@ -127,6 +138,7 @@ fn builds_are_offline_cached_and_read_only_in_matches() {
 fn a_failing_sandboxed_build_forfeits_and_is_cached_as_failed() {
     let cache = tempfile::tempdir().unwrap();
     let launcher = launcher(cache.path());
+    let _tidy = Tidy(&launcher);
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("run.sh"), "exec cat\n").unwrap();
     std::fs::write(dir.path().join("build.sh"), "echo nope >&2; exit 4\n").unwrap();
@@ -151,6 +163,7 @@ fn a_failing_sandboxed_build_forfeits_and_is_cached_as_failed() {
 fn a_build_over_its_limit_fails_and_is_not_cached() {
     let cache = tempfile::tempdir().unwrap();
     let launcher = launcher(cache.path());
+    let _tidy = Tidy(&launcher);
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("run.sh"), "exec cat\n").unwrap();
     std::fs::write(dir.path().join("build.sh"), "sleep 30\n").unwrap();

@@ -59,6 +59,15 @@ pub enum CgroupError {
         #[source]
         source: io::Error,
     },
+    /// Removing an empty parent group failed for a reason other than it being in use.
+    #[error("remove parent cgroup {path}: {source}")]
+    RemoveParent {
+        /// The directory being removed.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
     /// Copying `cpuset.cpus`/`cpuset.mems` from the v1 root into the parent failed (without
     /// it every attach into a leaf fails with ENOSPC).
     #[error("copy {file} into v1 cpuset parent {path}: {source}")]

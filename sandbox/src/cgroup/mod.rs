@@ -136,6 +136,26 @@ impl CgroupManager {
         self.backend.parent_dirs()
     }
 
+    /// Removes the parent group from every hierarchy if nothing is left in
+    /// it; returns whether it is gone. For one-shot runs and tests: a
+    /// long-running runner keeps its parent, which another runner sharing the
+    /// same parent name may be about to use.
+    pub fn remove_parent_if_empty(&self) -> Result<bool, CgroupError> {
+        let mut gone = true;
+        for dir in self.parent_paths() {
+            // The deepest component only: shared ancestors are not ours to remove.
+            match std::fs::remove_dir(&dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) if matches!(e.raw_os_error(), Some(libc::EBUSY) | Some(libc::ENOTEMPTY)) => {
+                    gone = false;
+                }
+                Err(source) => return Err(CgroupError::RemoveParent { path: dir, source }),
+            }
+        }
+        Ok(gone)
+    }
+
     /// Creates leaf `name` with `limits` applied. `name` must be unique (e.g. from
     /// [`CgroupManager::owned_name`]); an existing leaf is an error, never shared.
     pub fn create(&self, name: &str, limits: &CgroupLimits) -> Result<LeafCgroup, CgroupError> {

@@ -78,16 +78,21 @@ impl V1Leaf {
         signalled.and(result)
     }
 
-    /// SIGKILLs every pid currently listed in any hierarchy.
+    /// SIGKILLs every pid currently listed in any hierarchy, reporting the first failure
+    /// after trying them all. Frozen tasks cannot exit, so a listed pid cannot be reaped and
+    /// reused between the read and the kill (only a task stuck in FREEZING leaves that window).
     fn signal_all(&self) -> Result<(), CgroupError> {
+        let mut first_error = None;
         for pid in self.pids()? {
-            control::sigkill(pid).map_err(|source| CgroupError::Signal {
-                pid,
-                path: self.dirs.first().cloned().unwrap_or_default(),
-                source,
-            })?;
+            if let Err(source) = control::sigkill(pid) {
+                first_error.get_or_insert(CgroupError::Signal {
+                    pid,
+                    path: self.dirs.first().cloned().unwrap_or_default(),
+                    source,
+                });
+            }
         }
-        Ok(())
+        first_error.map_or(Ok(()), Err)
     }
 }
 
@@ -187,7 +192,7 @@ impl LeafOps for V1Leaf {
         }
     }
 
-    /// Removes every directory of the leaf (each with bounded EBUSY retries), trying all of
+    /// Removes every directory of the leaf (retrying EBUSY until `deadline`), trying all of
     /// them and reporting the first failure.
     fn remove_dirs(&self, deadline: Instant) -> Result<(), CgroupError> {
         let mut first_error = None;

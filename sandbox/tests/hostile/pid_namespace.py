@@ -1,0 +1,16 @@
+# Lists the processes this sandbox can see, with a child alive.
+import os
+import time
+
+child = os.fork()
+if child == 0:
+    time.sleep(30)
+    os._exit(0)
+entries = sorted(int(d) for d in os.listdir("/proc") if d.isdigit())
+print(f"self={os.getpid()}")
+print(f"child={child}")
+print("pids=" + ",".join(str(p) for p in entries))
+with open("/proc/1/cmdline", "rb") as f:
+    print("pid1_cmdline=" + f.read().replace(b"\0", b" ").decode().strip())
+os.kill(child, 9)
+os.waitpid(child, 0)
