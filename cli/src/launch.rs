@@ -13,14 +13,14 @@ use crate::cli::SandboxArgs;
 /// The launcher a one-shot command uses.
 pub enum CommandLauncher {
     Plain(ProcessLauncher),
-    Sandboxed(SandboxLauncher),
+    Sandboxed(Box<SandboxLauncher>),
 }
 
 impl CommandLauncher {
     pub fn as_launcher(&self) -> &dyn Launcher {
         match self {
             CommandLauncher::Plain(launcher) => launcher,
-            CommandLauncher::Sandboxed(launcher) => launcher,
+            CommandLauncher::Sandboxed(launcher) => launcher.as_ref(),
         }
     }
 
@@ -63,11 +63,11 @@ pub fn launcher(args: &SandboxArgs, seats: usize) -> anyhow::Result<CommandLaunc
     };
     let cores = CoreAllocator::new(&cores, seats)?;
     cores.pin_runner_thread()?;
-    Ok(CommandLauncher::Sandboxed(SandboxLauncher::new(
+    Ok(CommandLauncher::Sandboxed(Box::new(SandboxLauncher::new(
         sandbox,
         cores,
         cache_dir(args),
-    )))
+    ))))
 }
 
 fn cache_dir(args: &SandboxArgs) -> PathBuf {
