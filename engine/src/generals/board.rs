@@ -239,6 +239,7 @@ impl Generals {
     }
 
     /// Sets a cell's owner and army, keeping the totals and owned lists current.
+    #[inline]
     pub(crate) fn set_cell(&mut self, cell: usize, owner: u8, army: u32) {
         let old_owner = self.owner[cell];
         if old_owner != owner {
@@ -271,6 +272,7 @@ impl Generals {
     }
 
     /// Changes the army on a cell without changing its owner.
+    #[inline]
     pub(crate) fn set_army(&mut self, cell: usize, army: u32) {
         let owner = self.owner[cell];
         if owner != 0 {

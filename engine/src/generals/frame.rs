@@ -28,93 +28,107 @@ pub fn write_frame(game: &Generals, seat: Seat, out: &mut Vec<u8>) {
     let me = seat as u8 + 1;
     let them = 1 - seat;
     let (h, w) = (game.height, game.width);
-    let cells = h * w;
+    out.reserve(64 + h * w * 8);
 
-    // Write into a slice sized for the longest possible frame, then trim: the
-    // per-byte capacity checks of `push` cost more than the whole render.
-    let start = out.len();
-    let bound = 5 * 21 + cells * (2 + 2 + 11);
-    out.resize(start + bound, 0);
-    let mut w_ = Writer {
-        buf: &mut out[start..],
-        at: 0,
-    };
-
-    w_.number(u64::from(game.time));
+    let mut header = RowBuf::new();
+    header.number(u64::from(game.time));
     for value in [
         u64::from(game.land[seat]),
         game.army_total[seat],
         u64::from(game.land[them]),
         game.army_total[them],
     ] {
-        w_.byte(b' ');
-        w_.number(value);
+        header.byte(b' ');
+        header.number(value);
     }
-    w_.byte(b'\n');
+    header.byte(b'\n');
+    out.extend_from_slice(header.as_slice());
 
-    let seen = visibility(game, me);
-    let visible = |cell: usize| seen[cell];
+    let seen = Visibility::of(game, seat);
 
     // Type codes indexed by [seen][kind]: structures show as 5 in fog,
     // generals and plains as 0.
     const TYPE_CODE: [[u8; 4]; 2] = [[b'0', b'5', b'5', b'0'], [b'1', b'2', b'3', b'4']];
+    // Owner codes indexed by [owner == me][owner != 0], for seen cells.
+    const OWNER_CODE: [[u8; 2]; 2] = [[b'0', b'2'], [b'0', b'1']];
+
+    let mut row_buf = RowBuf::new();
     for row in 0..h {
-        for col in 0..w {
-            let cell = row * w + col;
-            let code = TYPE_CODE[usize::from(visible(cell))][game.kind[cell] as usize];
-            w_.pair(code, b' ');
+        row_buf.clear();
+        for (col, kind) in game.kind[row * w..(row + 1) * w].iter().enumerate() {
+            let code = TYPE_CODE[usize::from(seen.get(row, col))][*kind as usize];
+            row_buf.pair(code, b' ');
         }
-        w_.end_line();
+        row_buf.end_line(out);
     }
     for row in 0..h {
-        for col in 0..w {
-            let cell = row * w + col;
-            let owner = game.owner[cell];
-            let code = if !visible(cell) || owner == 0 {
-                b'0'
-            } else if owner == me {
-                b'1'
+        row_buf.clear();
+        for (col, &owner) in game.owner[row * w..(row + 1) * w].iter().enumerate() {
+            let code = if seen.get(row, col) {
+                OWNER_CODE[usize::from(owner == me)][usize::from(owner != 0)]
             } else {
-                b'2'
+                b'0'
             };
-            w_.pair(code, b' ');
+            row_buf.pair(code, b' ');
         }
-        w_.end_line();
+        row_buf.end_line(out);
     }
     for row in 0..h {
-        for col in 0..w {
-            let cell = row * w + col;
-            let army = if visible(cell) { game.army[cell] } else { 0 };
-            w_.number(u64::from(army));
-            w_.byte(b' ');
+        row_buf.clear();
+        for (col, &army) in game.army[row * w..(row + 1) * w].iter().enumerate() {
+            if seen.get(row, col) {
+                row_buf.number(u64::from(army));
+                row_buf.byte(b' ');
+            } else {
+                row_buf.pair(b'0', b' ');
+            }
         }
-        w_.end_line();
+        row_buf.end_line(out);
     }
-    let written = w_.at;
-    out.truncate(start + written);
 }
 
-/// A cursor over a slice known to be long enough for everything written.
-struct Writer<'a> {
-    buf: &'a mut [u8],
-    at: usize,
+/// Longest row a frame line can need: 255 cells of a 20-digit number and a space.
+const ROW_CAPACITY: usize = 255 * 21 + 1;
+
+/// One line assembled on the stack and appended to the frame in one copy.
+struct RowBuf {
+    buf: [u8; ROW_CAPACITY],
+    len: usize,
 }
 
-impl Writer<'_> {
+impl RowBuf {
+    fn new() -> Self {
+        Self {
+            buf: [0; ROW_CAPACITY],
+            len: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
     fn byte(&mut self, b: u8) {
-        self.buf[self.at] = b;
-        self.at += 1;
+        self.buf[self.len] = b;
+        self.len += 1;
     }
 
     fn pair(&mut self, a: u8, b: u8) {
-        self.buf[self.at] = a;
-        self.buf[self.at + 1] = b;
-        self.at += 2;
+        self.buf[self.len] = a;
+        self.buf[self.len + 1] = b;
+        self.len += 2;
     }
 
-    /// Replaces the trailing space of a row with its newline.
-    fn end_line(&mut self) {
-        self.buf[self.at - 1] = b'\n';
+    /// Turns the trailing space into the newline and appends the row.
+    fn end_line(&mut self, out: &mut Vec<u8>) {
+        if self.len > 0 {
+            self.buf[self.len - 1] = b'\n';
+        }
+        out.extend_from_slice(&self.buf[..self.len]);
     }
 
     fn number(&mut self, value: u64) {
@@ -132,37 +146,77 @@ impl Writer<'_> {
                 rest /= 10;
             }
             let len = digits.len() - at;
-            self.buf[self.at..self.at + len].copy_from_slice(&digits[at..]);
-            self.at += len;
+            self.buf[self.len..self.len + len].copy_from_slice(&digits[at..]);
+            self.len += len;
         }
     }
 }
 
-/// Which cells `me` sees: the owned cells dilated by one in all eight directions.
-fn visibility(game: &Generals, me: u8) -> Vec<bool> {
-    let (h, w) = (game.height, game.width);
-    // Horizontal pass: a cell is marked when it or a side neighbour is owned.
-    let mut across = vec![false; h * w];
-    for row in 0..h {
-        let base = row * w;
-        for col in 0..w {
-            if game.owner[base + col] == me {
-                let from = col.saturating_sub(1);
-                let to = (col + 1).min(w - 1);
-                across[base + from..=base + to].fill(true);
+/// Which cells a player sees: its owned cells dilated by one in all eight
+/// directions. Boards up to 64 wide use one bitmask word per row, built from
+/// the owned-cell list; wider boards fall back to a byte per cell.
+enum Visibility {
+    Rows(Vec<u64>),
+    Cells { width: usize, seen: Vec<bool> },
+}
+
+impl Visibility {
+    fn of(game: &Generals, seat: Seat) -> Visibility {
+        let (h, w) = (game.height, game.width);
+        if w > 64 {
+            return Self::cells(game, seat as u8 + 1);
+        }
+        let mut owned = vec![0u64; h];
+        for &cell in &game.owned[seat] {
+            let cell = cell as usize;
+            owned[cell / w] |= 1 << (cell % w);
+        }
+        let full = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+        let across: Vec<u64> = owned
+            .iter()
+            .map(|&m| (m | (m << 1) | (m >> 1)) & full)
+            .collect();
+        let rows = (0..h)
+            .map(|r| {
+                let above = if r > 0 { across[r - 1] } else { 0 };
+                let below = across.get(r + 1).copied().unwrap_or(0);
+                above | across[r] | below
+            })
+            .collect();
+        Visibility::Rows(rows)
+    }
+
+    fn cells(game: &Generals, me: u8) -> Visibility {
+        let (h, w) = (game.height, game.width);
+        let mut across = vec![false; h * w];
+        for row in 0..h {
+            let base = row * w;
+            for col in 0..w {
+                if game.owner[base + col] == me {
+                    let from = col.saturating_sub(1);
+                    let to = (col + 1).min(w - 1);
+                    across[base + from..=base + to].fill(true);
+                }
             }
         }
+        let mut seen = vec![false; h * w];
+        for row in 0..h {
+            let from = row.saturating_sub(1);
+            let to = (row + 1).min(h - 1);
+            for col in 0..w {
+                seen[row * w + col] = (from..=to).any(|r| across[r * w + col]);
+            }
+        }
+        Visibility::Cells { width: w, seen }
     }
-    // Vertical pass over the horizontal result completes the 3x3 block.
-    let mut seen = vec![false; h * w];
-    for row in 0..h {
-        let from = row.saturating_sub(1);
-        let to = (row + 1).min(h - 1);
-        for col in 0..w {
-            seen[row * w + col] = (from..=to).any(|r| across[r * w + col]);
+
+    #[inline]
+    fn get(&self, row: usize, col: usize) -> bool {
+        match self {
+            Visibility::Rows(rows) => rows[row] >> col & 1 == 1,
+            Visibility::Cells { width, seen } => seen[row * width + col],
         }
     }
-    seen
 }
 
 /// Appends a decimal number without going through `fmt`.

@@ -27,7 +27,13 @@ pub fn random_legal_action(game: &Generals, player: usize, rng: &mut SplitMix64)
     for &cell in tail.iter().chain(head) {
         let cell = cell as usize;
         let army = game.army[cell];
-        if wants_build && game.kind[cell] == Kind::Plain && army >= game.build_cost(player, cell) {
+        // The base price bounds the real one from below: check it before
+        // walking the structures for the surcharge.
+        if wants_build
+            && army >= game.params.build_base_cost
+            && game.kind[cell] == Kind::Plain
+            && army >= game.build_cost(player, cell)
+        {
             let (row, col) = (cell / game.width, cell % game.width);
             return Action::build(row as i64, col as i64);
         }

@@ -8,6 +8,15 @@ use super::action::{Action, ActionKind};
 use super::board::{Generals, Kind};
 use crate::game::Outcome;
 
+/// A move's cells, resolved once per step.
+#[derive(Clone, Copy)]
+struct MoveStep {
+    src: usize,
+    dst: usize,
+    /// Moves half the army instead of all but one.
+    half: bool,
+}
+
 /// What one executed move did, as the later phases need it.
 #[derive(Clone, Copy, Default)]
 struct MoveEffect {
@@ -20,14 +29,13 @@ struct MoveEffect {
 impl Generals {
     /// Applies one action per player; returns the outcome once the game is over.
     /// Stepping a finished game changes nothing.
-    pub fn step_pair(&mut self, actions: [Action; 2]) -> Option<&Outcome> {
+    pub fn step_pair(&mut self, mut actions: [Action; 2]) -> Option<&Outcome> {
         if self.outcome.is_some() {
             return self.outcome.as_ref();
         }
         let t = self.time;
 
         // 1. Builds resolve before any move, player 0 first; a build is then a pass.
-        let mut actions = actions;
         for (player, action) in actions.iter_mut().enumerate() {
             if action.kind == ActionKind::Build {
                 self.try_build(player, action);
@@ -36,14 +44,20 @@ impl Generals {
         }
 
         // 2-3. Moves, one after the other, in priority order on the post-build board.
-        let order = if self.player_one_moves_first(&actions) {
+        let moves = [
+            self.resolve_move(&actions[0]),
+            self.resolve_move(&actions[1]),
+        ];
+        let order = if self.player_one_moves_first(&moves) {
             [1, 0]
         } else {
             [0, 1]
         };
         let mut effects = [MoveEffect::default(); 2];
         for player in order {
-            effects[player] = self.execute_move(player, &actions[player]);
+            if let Some(step) = moves[player] {
+                effects[player] = self.execute_move(player, step);
+            }
         }
 
         // 4. The clock.
@@ -76,12 +90,13 @@ impl Generals {
             (_, [false, true]) => Some(self.touch_win(1, captured[1])),
             ([true, false], _) => Some(win(0, "general_captured")),
             ([false, true], _) => Some(win(1, "general_captured")),
+            // 8. The turn cap: a decision on the last step still counts as one.
+            _ if self.time >= self.params.max_turns => Some(draw("turn_cap_draw")),
             _ => None,
         };
-
-        // 8. The turn cap: a decision on the last step still counts as one.
-        self.outcome =
-            outcome.or_else(|| (self.time >= self.params.max_turns).then(|| draw("turn_cap_draw")));
+        if outcome.is_some() {
+            self.outcome = outcome;
+        }
         self.outcome.as_ref()
     }
 
@@ -120,41 +135,45 @@ impl Generals {
     }
 
     /// Move priority: chasing, then reinforcing, then the smaller army; a full
-    /// tie goes to player 0. Only matters when both moves are valid, and then
-    /// every cell looked at is on the board.
-    fn player_one_moves_first(&self, actions: &[Action; 2]) -> bool {
-        let passes = [
-            actions[0].kind == ActionKind::Pass,
-            actions[1].kind == ActionKind::Pass,
-        ];
-        if passes[0] || passes[1] {
-            return passes[0] && !passes[1];
+    /// tie goes to player 0. A pass never goes first, and the order only
+    /// matters when both moves are valid, so moves whose cells are off the
+    /// board (`None`) need no ranking.
+    fn player_one_moves_first(&self, moves: &[Option<MoveStep>; 2]) -> bool {
+        let [Some(m0), Some(m1)] = moves else {
+            return moves[0].is_none() && moves[1].is_some();
+        };
+        let chase = [m0.dst == m1.src, m1.dst == m0.src];
+        if chase[1] != chase[0] {
+            return chase[1];
         }
-        let src = [self.source(&actions[0]), self.source(&actions[1])];
-        let dst = [self.destination(&actions[0]), self.destination(&actions[1])];
-        let chase = |p: usize| dst[p].is_some() && dst[p] == src[1 - p];
-        let reinforce = |p: usize| dst[p].is_some_and(|d| self.owner[d] == p as u8 + 1);
-        let army = |p: usize| src[p].map_or(0, |s| self.army[s]);
-        if chase(1) != chase(0) {
-            return chase(1);
+        let reinforce = [self.owner[m0.dst] == 1, self.owner[m1.dst] == 2];
+        if reinforce[1] != reinforce[0] {
+            return reinforce[1];
         }
-        if reinforce(1) != reinforce(0) {
-            return reinforce(1);
-        }
-        army(1) < army(0)
+        self.army[m1.src] < self.army[m0.src]
+    }
+
+    /// The cells of a move action, if both are on the board.
+    fn resolve_move(&self, action: &Action) -> Option<MoveStep> {
+        let (dr, dc) = action.direction()?.delta();
+        let src = self.cell_at(action.row, action.col)?;
+        let dst = self.cell_at(action.row.checked_add(dr)?, action.col.checked_add(dc)?)?;
+        Some(MoveStep {
+            src,
+            dst,
+            half: action.split == 1,
+        })
     }
 
     /// Executes one move against the board as it stands now.
-    fn execute_move(&mut self, player: usize, action: &Action) -> MoveEffect {
-        let (Some(src), Some(dst)) = (self.source(action), self.destination(action)) else {
-            return MoveEffect::default();
-        };
+    fn execute_move(&mut self, player: usize, step: MoveStep) -> MoveEffect {
+        let MoveStep { src, dst, half } = step;
         let me = player as u8 + 1;
         if self.owner[src] != me || self.kind[dst] == Kind::Mountain {
             return MoveEffect::default();
         }
         let available = self.army[src];
-        let moving = if action.split == 1 {
+        let moving = if half {
             available / 2
         } else {
             available.saturating_sub(1)
@@ -162,8 +181,7 @@ impl Generals {
         if moving == 0 {
             return MoveEffect::default();
         }
-        let enemy_general = self.generals[1 - player];
-        let touched = dst == enemy_general;
+        let touched = dst == self.generals[1 - player];
         self.set_army(src, available - moving);
         if self.owner[dst] == me {
             self.set_army(dst, self.army[dst] + moving);
@@ -243,19 +261,11 @@ impl Generals {
     }
 
     /// The cell index of `(row, col)`, if it is on the board.
+    #[inline]
     pub(crate) fn cell_at(&self, row: i64, col: i64) -> Option<usize> {
         let row = usize::try_from(row).ok().filter(|r| *r < self.height)?;
         let col = usize::try_from(col).ok().filter(|c| *c < self.width)?;
         Some(row * self.width + col)
-    }
-
-    fn source(&self, action: &Action) -> Option<usize> {
-        self.cell_at(action.row, action.col)
-    }
-
-    fn destination(&self, action: &Action) -> Option<usize> {
-        let (dr, dc) = action.direction()?.delta();
-        self.cell_at(action.row.checked_add(dr)?, action.col.checked_add(dc)?)
     }
 }
 
