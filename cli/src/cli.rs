@@ -106,6 +106,9 @@ pub struct SandboxArgs {
     /// Where builds are cached [default: $XDG_CACHE_HOME/arena/builds or ~/.cache/arena/builds].
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
+    /// The cgroup under which every bot's cgroup is made (in each hierarchy).
+    #[arg(long, default_value = "arena", value_name = "NAME")]
+    pub cgroup_parent: String,
 }
 
 /// Core numbers from the command line.

@@ -51,6 +51,7 @@ pub fn launcher(args: &SandboxArgs, seats: usize) -> anyhow::Result<CommandLaunc
             ..Limits::default()
         },
         env,
+        cgroup_parent: args.cgroup_parent.clone(),
         ..SandboxConfig::default()
     };
     let sandbox = Sandbox::new(config).context(

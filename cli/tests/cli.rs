@@ -189,3 +189,94 @@ fn bench_engine_json_reports_both_figures() {
     assert!(figures["raw_steps_per_s"].as_f64().unwrap() > 0.0);
     assert!(figures["rendered_turns_per_s"].as_f64().unwrap() > 0.0);
 }
+
+/// Leaf cgroups under `parent` in the pids hierarchy (present on v1 and hybrid hosts).
+fn leaves(parent: &str) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(Path::new("/sys/fs/cgroup/pids").join(parent))
+        .map(|dir| {
+            dir.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Processes listed in a leaf.
+fn procs(leaf: &Path) -> Vec<String> {
+    std::fs::read_to_string(leaf.join("cgroup.procs"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_killed_runner_leaves_no_bot_running_and_the_next_start_cleans_up() {
+    let parent = format!("arena-cli-crash-test-{}", std::process::id());
+    let cache = tempfile::tempdir().unwrap();
+    let mut runner = arena()
+        .arg("play")
+        .arg(bot("test/sleeper"))
+        .arg(bot("test/sleeper"))
+        .args(["--first-move-ms", "60000", "--cgroup-parent", &parent])
+        .arg("--cache-dir")
+        .arg(cache.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("both bots to be running", || {
+        let leaves = leaves(&parent);
+        leaves.len() == 2 && leaves.iter().all(|l| !procs(l).is_empty())
+    });
+    let stale = leaves(&parent);
+
+    runner.kill().unwrap();
+    runner.wait().unwrap();
+    // The kernel ends every bot with its runner (parent-death signal on the
+    // namespace's first process takes the whole pid namespace with it).
+    wait_for("the bots to die with their runner", || {
+        stale.iter().all(|l| procs(l).is_empty())
+    });
+    assert!(
+        stale.iter().all(|l| l.exists()),
+        "only a new start removes them"
+    );
+
+    // The next runner on this parent removes what the dead one left behind.
+    let out = arena()
+        .arg("play")
+        .arg(bot("test/random"))
+        .arg(bot("test/crash"))
+        .args(["--cgroup-parent", &parent])
+        .arg("--cache-dir")
+        .arg(cache.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("stale"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stale.iter().all(|l| !l.exists()), "stale leaves remain");
+    assert!(
+        !Path::new("/sys/fs/cgroup/pids").join(&parent).exists(),
+        "the one-shot run removes its empty parent"
+    );
+}
