@@ -22,6 +22,14 @@ pub enum Command {
     Play(PlayArgs),
     /// Build a bot in the sandbox (cached) and print its artifact id.
     Build(BuildArgs),
+    /// Play a whole tournament on this machine and print the standings.
+    Run(RunArgs),
+    /// Serve tournaments to remote workers over gRPC.
+    Coordinator(CoordinatorArgs),
+    /// Lease and play matches from a coordinator.
+    Worker(WorkerArgs),
+    /// Manage tournaments on a coordinator.
+    Tournament(TournamentArgs),
     /// Work with replay files.
     Replay(ReplayArgs),
     /// Measure the engine or the runner.
@@ -82,6 +90,116 @@ pub struct BuildArgs {
     pub build_timeout: u64,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The tournament file (TOML).
+    pub tournament: PathBuf,
+    /// Local workers playing matches in parallel.
+    #[arg(long, default_value_t = 1)]
+    pub workers: usize,
+    /// Keep tournament state in Redis (e.g. redis://127.0.0.1/) instead of memory.
+    #[arg(long, value_name = "URL")]
+    pub redis: Option<String>,
+    /// Print the standings as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Seconds a lease lives without a heartbeat.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    pub lease_ttl: u64,
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CoordinatorArgs {
+    /// Address to serve gRPC on.
+    #[arg(long, default_value = "127.0.0.1:50051", value_name = "ADDR")]
+    pub listen: String,
+    /// Keep all state in Redis (restart-safe); without it, state lives in memory.
+    #[arg(long, value_name = "URL", env = "ARENA_REDIS_URL")]
+    pub redis: Option<String>,
+    /// Token admitting workers; repeatable.
+    #[arg(
+        long = "worker-token",
+        value_name = "TOKEN",
+        env = "ARENA_WORKER_TOKEN",
+        value_delimiter = ','
+    )]
+    pub worker_tokens: Vec<String>,
+    /// Token admitting admins; repeatable.
+    #[arg(
+        long = "admin-token",
+        value_name = "TOKEN",
+        env = "ARENA_ADMIN_TOKEN",
+        value_delimiter = ','
+    )]
+    pub admin_tokens: Vec<String>,
+    /// Seconds a lease lives without a heartbeat.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    pub lease_ttl: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// The coordinator, e.g. http://10.0.0.1:50051.
+    #[arg(long, value_name = "URL")]
+    pub coordinator: String,
+    /// This worker's token.
+    #[arg(long, value_name = "TOKEN", env = "ARENA_WORKER_TOKEN")]
+    pub token: String,
+    /// This worker's id [default: the host name and process id].
+    #[arg(long)]
+    pub id: Option<String>,
+    /// Where submissions are cached [default: the build cache's parent].
+    #[arg(long, value_name = "DIR")]
+    pub submissions_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub sandbox: SandboxArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct TournamentArgs {
+    /// The coordinator, e.g. http://127.0.0.1:50051.
+    #[arg(
+        long,
+        global = true,
+        default_value = "http://127.0.0.1:50051",
+        value_name = "URL"
+    )]
+    pub coordinator: String,
+    /// An admin token.
+    #[arg(
+        long,
+        global = true,
+        value_name = "TOKEN",
+        env = "ARENA_ADMIN_TOKEN",
+        default_value = ""
+    )]
+    pub token: String,
+    #[command(subcommand)]
+    pub command: TournamentCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TournamentCommand {
+    /// Upload every bot of a tournament file and create the tournament; prints its id.
+    Create { file: PathBuf },
+    /// Upload one bot directory; prints its submission hash.
+    Submit { bot: PathBuf },
+    /// Progress of a tournament.
+    Status { id: String },
+    /// Standings of a tournament (a table, or `--json` / `--csv`).
+    Standings {
+        id: String,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, conflicts_with = "json")]
+        csv: bool,
+    },
+    /// Stop scheduling and leasing a tournament.
+    Cancel { id: String },
 }
 
 /// How bots are confined.

@@ -2,6 +2,7 @@
 //! processes with `--no-sandbox`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context;
 use arena_sandbox::cpus::CoreAllocator;
@@ -12,15 +13,23 @@ use crate::cli::SandboxArgs;
 
 /// The launcher a one-shot command uses.
 pub enum CommandLauncher {
-    Plain(ProcessLauncher),
-    Sandboxed(Box<SandboxLauncher>),
+    Plain(Arc<ProcessLauncher>),
+    Sandboxed(Arc<SandboxLauncher>),
 }
 
 impl CommandLauncher {
     pub fn as_launcher(&self) -> &dyn Launcher {
         match self {
-            CommandLauncher::Plain(launcher) => launcher,
+            CommandLauncher::Plain(launcher) => launcher.as_ref(),
             CommandLauncher::Sandboxed(launcher) => launcher.as_ref(),
+        }
+    }
+
+    /// The same launcher, for workers on other threads.
+    pub fn shared(&self) -> Arc<dyn Launcher + Send + Sync> {
+        match self {
+            CommandLauncher::Plain(launcher) => Arc::clone(launcher) as _,
+            CommandLauncher::Sandboxed(launcher) => Arc::clone(launcher) as _,
         }
     }
 
@@ -38,7 +47,7 @@ impl CommandLauncher {
 pub fn launcher(args: &SandboxArgs, seats: usize) -> anyhow::Result<CommandLauncher> {
     if args.no_sandbox {
         eprintln!("arena: --no-sandbox: bots run unconfined, as plain processes");
-        return Ok(CommandLauncher::Plain(ProcessLauncher::default()));
+        return Ok(CommandLauncher::Plain(Arc::new(ProcessLauncher::default())));
     }
     let env = match &args.store_paths {
         Some(file) => RuntimeEnv::from_store_paths_file(file)?,
@@ -64,14 +73,15 @@ pub fn launcher(args: &SandboxArgs, seats: usize) -> anyhow::Result<CommandLaunc
     };
     let cores = CoreAllocator::new(&cores, seats)?;
     cores.pin_runner_thread()?;
-    Ok(CommandLauncher::Sandboxed(Box::new(SandboxLauncher::new(
+    Ok(CommandLauncher::Sandboxed(Arc::new(SandboxLauncher::new(
         sandbox,
         cores,
         cache_dir(args),
     ))))
 }
 
-fn cache_dir(args: &SandboxArgs) -> PathBuf {
+/// Where builds are cached.
+pub fn cache_dir(args: &SandboxArgs) -> PathBuf {
     if let Some(dir) = &args.cache_dir {
         return dir.clone();
     }
@@ -97,4 +107,26 @@ fn host_toolchains() -> Vec<PathBuf> {
         .filter(|p| p.is_absolute() && p.join("bin/cargo").is_file())
         .into_iter()
         .collect()
+}
+
+/// Matches a worker plays at once: one per `seats + 1` cores when bots get
+/// dedicated cores, one in shared-core mode.
+pub fn match_slots(launcher: &CommandLauncher, seats: usize) -> usize {
+    match launcher {
+        CommandLauncher::Sandboxed(l)
+            if l.cores().mode() == arena_sandbox::cpus::CoreMode::Dedicated =>
+        {
+            let cores = CoreAllocator::available().map(|c| c.len()).unwrap_or(1);
+            (cores / (seats + 1)).max(1)
+        }
+        _ => 1,
+    }
+}
+
+/// The environment id a worker reports (empty when unconfined).
+pub fn environment_id(launcher: &CommandLauncher) -> String {
+    match launcher {
+        CommandLauncher::Sandboxed(l) => l.env_id(),
+        CommandLauncher::Plain(_) => String::new(),
+    }
 }

@@ -8,10 +8,12 @@
 mod bench;
 mod build;
 mod cli;
+mod distributed;
 mod internal_bot;
 mod launch;
 mod play;
 mod replay;
+mod run;
 
 use std::process::ExitCode;
 
@@ -37,6 +39,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Play(args) => play::run(args),
         Command::Build(args) => build::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Coordinator(args) => distributed::coordinator(args),
+        Command::Worker(args) => distributed::worker(args),
+        Command::Tournament(args) => distributed::tournament(args),
         Command::Replay(args) => replay::run(args),
         Command::Bench(args) => bench::run(args),
         Command::InternalBot(args) => internal_bot::run(args),

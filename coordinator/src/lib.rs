@@ -1,5 +1,29 @@
 //! Tournaments: who plays whom, on which worker, and how it all adds up.
 //!
-//! Layout: [`model`] holds the domain types every other module shares.
+//! Layout: [`model`] holds the domain types every other module shares, and
+//! [`tournament_file`] the TOML file organisers write. [`schedule`] pairs
+//! entrants (round-robin by the circle method, Swiss by maximum-weight
+//! matching). [`store`] keeps every piece of tournament state, in Redis or in
+//! memory, behind one interface. [`standings`] turns match records into
+//! points, tie-breaks and ratings. [`service`] is the coordinator's logic over
+//! those; [`grpc`] exposes it to workers and admins, and [`server`] serves it.
 
+pub mod grpc;
 pub mod model;
+pub mod schedule;
+pub mod server;
+pub mod service;
+pub mod standings;
+pub mod store;
+pub mod tournament_file;
+
+use sha2::{Digest, Sha256};
+
+/// A submission's id: the sha256 of its archive, in hex (the same value the
+/// worker checks what it fetched against).
+pub fn submission_id(archive: &[u8]) -> String {
+    Sha256::digest(archive)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

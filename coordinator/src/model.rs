@@ -70,3 +70,40 @@ pub struct MatchRecord {
     pub reason: String,
     pub turns: u32,
 }
+
+/// The runner's limits for a tournament's matches.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatchLimits {
+    /// Deadline per move, in milliseconds.
+    #[serde(default = "default_move_ms")]
+    pub move_ms: u64,
+    /// Deadline for the first move, in milliseconds.
+    #[serde(default = "default_first_move_ms")]
+    pub first_move_ms: u64,
+    /// Faults that forfeit a match.
+    #[serde(default = "default_fault_limit")]
+    pub fault_limit: u32,
+}
+
+fn default_move_ms() -> u64 {
+    150
+}
+
+fn default_first_move_ms() -> u64 {
+    10_000
+}
+
+fn default_fault_limit() -> u32 {
+    50
+}
+
+impl Default for MatchLimits {
+    fn default() -> Self {
+        Self {
+            move_ms: default_move_ms(),
+            first_move_ms: default_first_move_ms(),
+            fault_limit: default_fault_limit(),
+        }
+    }
+}

@@ -88,6 +88,11 @@ pub struct ChildSetup<'a> {
     pub stdio: [RawFd; 3],
     /// Write end of the error pipe (close-on-exec: EOF means exec succeeded).
     pub error_fd: RawFd,
+    /// Read end of a pipe whose write end only the parent holds: it reads
+    /// EOF once the parent is gone.
+    pub parent_alive_fd: RawFd,
+    /// The child's copy of that write end, closed first thing.
+    pub parent_alive_writer: RawFd,
     /// `cgroup.procs` of every hierarchy of the leaf, open for writing.
     pub procs_fds: &'a [RawFd],
     pub rootfs: &'a [Step],
@@ -157,6 +162,7 @@ fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
                 Stage::JoinCgroup,
             )?;
         }
+        libc::close(s.parent_alive_writer);
         // The runner dying must not leave the bot running unconfined in time.
         check(
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) as _,
@@ -239,11 +245,39 @@ fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
             ) as _,
             Stage::ClearAmbient,
         )?;
-        check(libc::setgroups(0, std::ptr::null()) as _, Stage::SetGroups)?;
-        check(libc::setresgid(s.gid, s.gid, s.gid) as _, Stage::SetGid)?;
-        check(libc::setresuid(s.uid, s.uid, s.uid) as _, Stage::SetUid)?;
+        // Raw system calls, not the C library's wrappers: those first
+        // synchronise the credential change with every thread the library
+        // believes exists, and a clone of a multi-threaded runner has only
+        // this one, so they can wait forever.
+        check(
+            libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()),
+            Stage::SetGroups,
+        )?;
+        check(
+            libc::syscall(libc::SYS_setresgid, s.gid, s.gid, s.gid),
+            Stage::SetGid,
+        )?;
+        check(
+            libc::syscall(libc::SYS_setresuid, s.uid, s.uid, s.uid),
+            Stage::SetUid,
+        )?;
         // setresuid cleared effective and permitted; inheritable goes too.
         clear_capabilities()?;
+        // A credential change resets the parent-death signal: arm it again,
+        // then make sure the parent did not die before it was armed (the
+        // pipe's write end lives only in the parent, so EOF means it is gone).
+        check(
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) as _,
+            Stage::ParentDeathSignal,
+        )?;
+        let mut alive = libc::pollfd {
+            fd: s.parent_alive_fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        if libc::poll(&mut alive, 1, 0) != 0 {
+            libc::_exit(127);
+        }
         check(
             libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) as _,
             Stage::NoNewPrivs,
@@ -304,6 +338,24 @@ unsafe fn run_step(step: &Step) -> Result<(), Failure> {
                 libc::symlink(target.as_ptr(), path.as_ptr()) as _,
                 Stage::RootfsStep,
             ),
+            Step::ReadOnlyTree { target } => {
+                // mount_setattr reaches every mount below the target too.
+                let attr = MountAttr {
+                    attr_set: MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID,
+                    attr_clr: 0,
+                    propagation: 0,
+                    userns_fd: 0,
+                };
+                let rc = libc::syscall(
+                    libc::SYS_mount_setattr,
+                    libc::AT_FDCWD,
+                    target.as_ptr(),
+                    libc::AT_RECURSIVE as libc::c_uint,
+                    &attr as *const MountAttr,
+                    std::mem::size_of::<MountAttr>(),
+                );
+                check(rc, Stage::RootfsStep)
+            }
             Step::Mount {
                 source,
                 target,
@@ -323,6 +375,18 @@ unsafe fn run_step(step: &Step) -> Result<(), Failure> {
         }
     }
 }
+
+/// `struct mount_attr` (linux/mount.h), for mount_setattr(2).
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NOSUID: u64 = 0x2;
 
 /// The new network namespace has only `lo`, and it starts down.
 fn loopback_up() -> Result<(), Failure> {

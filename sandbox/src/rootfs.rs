@@ -31,6 +31,10 @@ pub enum Step {
         target: CString,
         path: CString,
     },
+    /// Makes a mount and every mount below it read-only and nosuid.
+    ReadOnlyTree {
+        target: CString,
+    },
     Mount {
         source: Option<CString>,
         target: CString,
@@ -240,8 +244,9 @@ impl Planner {
         Ok(())
     }
 
-    /// A bind mount, then (when read-only) the remount that makes it so: a bind
-    /// ignores MS_RDONLY on its first call.
+    /// A recursive bind mount, then (when read-only) the step that makes it
+    /// and every mount below it so: a bind ignores MS_RDONLY on its first
+    /// call, and a remount would only reach the top mount.
     fn bind(&mut self, source: &Path, target: &Path, read_only: bool) -> Result<(), RootfsError> {
         let target = cstring(target)?;
         self.steps.push(Step::Mount {
@@ -252,13 +257,7 @@ impl Planner {
             data: None,
         });
         if read_only {
-            self.steps.push(Step::Mount {
-                source: None,
-                target,
-                fstype: None,
-                flags: libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID,
-                data: None,
-            });
+            self.steps.push(Step::ReadOnlyTree { target });
         }
         Ok(())
     }
@@ -297,6 +296,9 @@ mod tests {
             .map(|s| match s {
                 Step::Mkdir { path, .. } => format!("mkdir {}", path.to_string_lossy()),
                 Step::Touch { path } => format!("touch {}", path.to_string_lossy()),
+                Step::ReadOnlyTree { target } => {
+                    format!("mount  on {} ro", target.to_string_lossy())
+                }
                 Step::Symlink { target, path } => format!(
                     "symlink {} -> {}",
                     path.to_string_lossy(),

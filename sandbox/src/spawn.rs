@@ -6,6 +6,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use crate::cgroup::{CgroupError, CgroupLimits, CgroupManager, CgroupSetup, LeafCgroup};
@@ -166,11 +167,35 @@ pub enum SandboxError {
     UnknownStage(u32),
     #[error("the child did not finish its setup within {0:?}")]
     SetupTimeout(Duration),
+    #[error("starting the spawner thread")]
+    SpawnerThread(#[source] std::io::Error),
+    #[error("the spawner thread is gone")]
+    SpawnerGone,
 }
 
 /// Confines processes: holds the policy, the cgroup manager and the compiled
 /// seccomp filters, which are shared by every spawn.
+///
+/// Every clone happens on one thread the sandbox owns for its lifetime: the
+/// kernel delivers a child's parent-death signal when the *thread* that
+/// cloned it exits, so cloning from a short-lived caller thread would kill
+/// bots early, while this way they die exactly when the sandbox (or the
+/// whole runner) does.
 pub struct Sandbox {
+    policy: Arc<Policy>,
+    /// Sends spawn requests to the spawner thread; taken on drop to stop it.
+    jobs: Option<mpsc::Sender<SpawnJob>>,
+    spawner: Option<std::thread::JoinHandle<()>>,
+}
+
+/// One spawn request and where its answer goes.
+type SpawnJob = (
+    SandboxCommand,
+    mpsc::SyncSender<Result<SandboxedChild, SandboxError>>,
+);
+
+/// What every spawn shares.
+struct Policy {
     config: SandboxConfig,
     cgroups: CgroupManager,
     filters: SeccompFilters,
@@ -220,30 +245,72 @@ impl Sandbox {
             .trim()
             .parse()
             .unwrap_or(40);
-        Ok(Sandbox {
+        let policy = Arc::new(Policy {
             config,
             cgroups,
             filters,
             cap_last_cap,
+        });
+        let (jobs, requests) = mpsc::channel::<SpawnJob>();
+        let shared = Arc::clone(&policy);
+        let spawner = std::thread::Builder::new()
+            .name("arena-spawner".to_owned())
+            .spawn(move || {
+                for (command, reply) in requests {
+                    // The caller may have given up waiting; nothing to do then.
+                    let _ = reply.send(shared.spawn_here(&command));
+                }
+            })
+            .map_err(SandboxError::SpawnerThread)?;
+        Ok(Sandbox {
+            policy,
+            jobs: Some(jobs),
+            spawner: Some(spawner),
         })
     }
 
     pub fn config(&self) -> &SandboxConfig {
-        &self.config
+        &self.policy.config
     }
 
     pub fn cgroup_setup(&self) -> CgroupSetup {
-        self.cgroups.setup()
+        self.policy.cgroups.setup()
     }
 
     /// Removes this sandbox's parent cgroup if no leaf is left in it (see
     /// [`CgroupManager::remove_parent_if_empty`]): for one-shot runs and tests.
     pub fn remove_parent_if_empty(&self) -> Result<bool, SandboxError> {
-        Ok(self.cgroups.remove_parent_if_empty()?)
+        Ok(self.policy.cgroups.remove_parent_if_empty()?)
     }
 
-    /// Starts `command` confined, with piped stdin, stdout and stderr.
+    /// Starts `command` confined, with piped stdin, stdout and stderr. The
+    /// process lives until its handle is finished or dropped, or until this
+    /// sandbox is dropped.
     pub fn spawn(&self, command: &SandboxCommand) -> Result<SandboxedChild, SandboxError> {
+        let (reply, answer) = mpsc::sync_channel(1);
+        self.jobs
+            .as_ref()
+            .ok_or(SandboxError::SpawnerGone)?
+            .send((command.clone(), reply))
+            .map_err(|_| SandboxError::SpawnerGone)?;
+        answer.recv().map_err(|_| SandboxError::SpawnerGone)?
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        drop(self.jobs.take());
+        if let Some(spawner) = self.spawner.take()
+            && spawner.join().is_err()
+        {
+            eprintln!("arena-sandbox: the spawner thread panicked");
+        }
+    }
+}
+
+impl Policy {
+    /// Spawns on the calling thread (the spawner thread).
+    fn spawn_here(&self, command: &SandboxCommand) -> Result<SandboxedChild, SandboxError> {
         if command.cpus.is_empty() {
             return Err(SandboxError::NoCores);
         }
@@ -323,6 +390,7 @@ impl Sandbox {
         let (stdout_parent, stdout_child) = pipe().map_err(SandboxError::Pipe)?;
         let (stderr_parent, stderr_child) = pipe().map_err(SandboxError::Pipe)?;
         let (error_read, error_write) = pipe().map_err(SandboxError::Pipe)?;
+        let (alive_read, alive_write) = pipe().map_err(SandboxError::Pipe)?;
         let procs_raw: Vec<RawFd> = procs.iter().map(|fd| fd.as_raw_fd()).collect();
 
         let setup = ChildSetup {
@@ -332,6 +400,8 @@ impl Sandbox {
                 stderr_child.as_raw_fd(),
             ],
             error_fd: error_write.as_raw_fd(),
+            parent_alive_fd: alive_read.as_raw_fd(),
+            parent_alive_writer: alive_write.as_raw_fd(),
             procs_fds: &procs_raw,
             rootfs: &steps,
             new_root: &new_root,
@@ -376,7 +446,14 @@ impl Sandbox {
             child::run(&setup);
         }
         let pid = pid as libc::pid_t;
-        drop((stdin_child, stdout_child, stderr_child, error_write, procs));
+        drop((
+            stdin_child,
+            stdout_child,
+            stderr_child,
+            error_write,
+            procs,
+            alive_read,
+        ));
 
         let mut child = SandboxedChild {
             pid,
@@ -388,6 +465,7 @@ impl Sandbox {
             exit: None,
             reaped: false,
             ended_at: None,
+            _parent_alive: alive_write,
         };
         match read_report(&error_read) {
             Ok(None) => Ok(child),
@@ -520,6 +598,8 @@ pub struct SandboxedChild {
     exit: Option<(Option<i32>, Option<i32>)>,
     reaped: bool,
     ended_at: Option<Instant>,
+    /// Write end of the pipe the child checks its parent's life by.
+    _parent_alive: OwnedFd,
 }
 
 impl SandboxedChild {

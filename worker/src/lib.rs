@@ -8,6 +8,7 @@
 //! produces a [`report`] and a [`replay`], which can be re-simulated.
 
 pub mod capped_log;
+pub mod daemon;
 pub mod fd;
 pub mod launcher;
 pub mod lines;

@@ -256,3 +256,199 @@ mod tests {
         ));
     }
 }
+
+/// Packs a tree into a tar archive that depends only on the tree's content:
+/// entries in sorted order, owners, times and modes normalised (0755 for
+/// directories and executables, 0644 otherwise). The archive's sha256 is the
+/// submission's id, so the same bot uploaded twice is stored once.
+pub fn pack(root: &Path) -> Result<Vec<u8>, TreeError> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for entry in walk(root)? {
+        let mut header = tar::Header::new_gnu();
+        header.set_mtime(0);
+        header.set_uid(0);
+        header.set_gid(0);
+        let (path, kind) = match &entry {
+            Entry::Dir(path) => (path, tar::EntryType::Directory),
+            Entry::File { path, .. } => (path, tar::EntryType::Regular),
+            Entry::Symlink { path, .. } => (path, tar::EntryType::Symlink),
+        };
+        header.set_entry_type(kind);
+        let full = root.join(path);
+        let appended = match entry {
+            Entry::Dir(_) => {
+                header.set_mode(0o755);
+                header.set_size(0);
+                builder.append_data(&mut header, path, std::io::empty())
+            }
+            Entry::Symlink { ref target, .. } => {
+                header.set_mode(0o777);
+                header.set_size(0);
+                builder.append_link(&mut header, path, target)
+            }
+            Entry::File { executable, .. } => {
+                header.set_mode(if executable { 0o755 } else { 0o644 });
+                let file = open_no_follow(&full)?;
+                let size = file.metadata().map_err(io("inspect", &full))?.len();
+                header.set_size(size);
+                builder.append_data(&mut header, path, file.take(size))
+            }
+        };
+        appended.map_err(io("archive", &full))?;
+    }
+    builder.into_inner().map_err(io("finish archive of", root))
+}
+
+/// The id of a packed submission: the sha256 of its archive, in hex.
+pub fn archive_id(archive: &[u8]) -> String {
+    hex(&Sha256::digest(archive))
+}
+
+/// Unpacks an archive made by [`pack`] into the new directory `dest`.
+/// Anything that could write outside `dest` (absolute paths, `..`, links
+/// used as directories) or is not a file, directory or symlink is refused.
+pub fn unpack(archive: &[u8], dest: &Path) -> Result<(), TreeError> {
+    fs::create_dir(dest).map_err(io("create", dest))?;
+    let mut reader = tar::Archive::new(archive);
+    let entries = reader.entries().map_err(io("read archive for", dest))?;
+    let mut count = 0usize;
+    let mut bytes = 0u64;
+    for entry in entries {
+        let mut entry = entry.map_err(io("read archive for", dest))?;
+        count += 1;
+        if count > MAX_ENTRIES {
+            return Err(TreeError::TooManyEntries);
+        }
+        let path = entry
+            .path()
+            .map_err(io("read archive for", dest))?
+            .into_owned();
+        let safe = path
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !safe || path.as_os_str().is_empty() {
+            return Err(TreeError::SpecialFile {
+                path: dest.join(path),
+            });
+        }
+        let target = dest.join(&path);
+        // Every parent must be a real directory we made, never a link.
+        if let Some(parent) = path.parent() {
+            let mut at = dest.to_owned();
+            for component in parent.components() {
+                at.push(component);
+                let meta = fs::symlink_metadata(&at).map_err(io("inspect", &at))?;
+                if !meta.is_dir() {
+                    return Err(TreeError::SpecialFile { path: at });
+                }
+            }
+        }
+        match entry.header().entry_type() {
+            tar::EntryType::Directory => {
+                fs::create_dir(&target).map_err(io("create", &target))?;
+            }
+            tar::EntryType::Symlink => {
+                let link = entry
+                    .link_name()
+                    .map_err(io("read link in archive for", &target))?
+                    .ok_or_else(|| TreeError::SpecialFile {
+                        path: target.clone(),
+                    })?;
+                std::os::unix::fs::symlink(&link, &target).map_err(io("link", &target))?;
+            }
+            tar::EntryType::Regular => {
+                bytes += entry.size();
+                if bytes > MAX_BYTES {
+                    return Err(TreeError::TooLarge);
+                }
+                let executable = entry
+                    .header()
+                    .mode()
+                    .map(|m| m & 0o111 != 0)
+                    .unwrap_or(false);
+                let mut file = fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&target)
+                    .map_err(io("create", &target))?;
+                std::io::copy(&mut entry, &mut file).map_err(io("write", &target))?;
+                let mode = if executable { 0o755 } else { 0o644 };
+                fs::set_permissions(&target, fs::Permissions::from_mode(mode))
+                    .map_err(io("set mode of", &target))?;
+            }
+            _ => return Err(TreeError::SpecialFile { path: target }),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod archive_tests {
+    use super::*;
+
+    #[test]
+    fn packing_is_deterministic_and_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("run.sh"), "exec ./bot\n").unwrap();
+        fs::set_permissions(dir.path().join("run.sh"), fs::Permissions::from_mode(0o700)).unwrap();
+        fs::create_dir(dir.path().join("lib")).unwrap();
+        fs::write(dir.path().join("lib/data"), vec![7u8; 10_000]).unwrap();
+        std::os::unix::fs::symlink("lib/data", dir.path().join("link")).unwrap();
+        let a = pack(dir.path()).unwrap();
+        let b = pack(dir.path()).unwrap();
+        assert_eq!(archive_id(&a), archive_id(&b));
+
+        let out = tempfile::tempdir().unwrap();
+        let dest = out.path().join("bot");
+        unpack(&a, &dest).unwrap();
+        assert_eq!(tree_hash(dir.path()).unwrap(), tree_hash(&dest).unwrap());
+        assert!(
+            fs::symlink_metadata(dest.join("link"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+
+    #[test]
+    fn hostile_archives_are_refused() {
+        let out = tempfile::tempdir().unwrap();
+        // An entry climbing out of the destination.
+        let mut builder = tar::Builder::new(Vec::new());
+        let mut header = tar::Header::new_gnu();
+        header.set_size(1);
+        header.set_entry_type(tar::EntryType::Regular);
+        header.set_mode(0o644);
+        let name = b"../escape";
+        header.as_old_mut().name[..name.len()].copy_from_slice(name);
+        header.set_cksum();
+        builder.append(&header, &b"x"[..]).unwrap();
+        let archive = builder.into_inner().unwrap();
+        assert!(unpack(&archive, &out.path().join("a")).is_err());
+        assert!(!out.path().join("escape").exists());
+
+        // A symlink then a file written through it.
+        let mut builder = tar::Builder::new(Vec::new());
+        let mut link = tar::Header::new_gnu();
+        link.set_entry_type(tar::EntryType::Symlink);
+        link.set_size(0);
+        builder.append_link(&mut link, "dir", out.path()).unwrap();
+        let mut file = tar::Header::new_gnu();
+        file.set_entry_type(tar::EntryType::Regular);
+        file.set_size(1);
+        file.set_mode(0o644);
+        builder
+            .append_data(&mut file, "dir/planted", &b"x"[..])
+            .unwrap();
+        let archive = builder.into_inner().unwrap();
+        assert!(unpack(&archive, &out.path().join("b")).is_err());
+        assert!(!out.path().join("planted").exists());
+
+        assert!(
+            unpack(b"not a tar archive at all", &out.path().join("c")).is_err()
+                || fs::read_dir(out.path().join("c"))
+                    .map(|d| d.count() == 0)
+                    .unwrap_or(true)
+        );
+    }
+}

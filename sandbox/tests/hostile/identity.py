@@ -32,3 +32,8 @@ attempt("sethostname", lambda: socket.sethostname("evil"))
 print("hostname=" + socket.gethostname())
 with open("/proc/sys/kernel/hostname") as f:
     print("proc_hostname=" + f.read().strip())
+print("open_fds=" + ",".join(sorted(os.listdir("/proc/self/fd"), key=int)))
+with open("/proc/self/environ", "rb") as f:
+    print("environ=" + "|".join(e.decode() for e in f.read().split(b"\0") if e))
+with open("/proc/self/cgroup") as f:
+    print("cgroup_paths=" + ",".join(sorted({line.strip().split(":", 2)[2] for line in f})))

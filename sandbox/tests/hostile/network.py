@@ -2,6 +2,7 @@
 # loopback. Prints key=value lines; errors as errno names.
 import errno
 import socket
+import sys
 import threading
 
 
@@ -69,3 +70,11 @@ client.sendall(b"ping")
 print("loopback_echo=" + client.recv(100).decode())
 client.close()
 thread.join()
+
+# argv[1]: an abstract unix socket a host process listens on.
+abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    abstract.connect("\0" + sys.argv[1])
+    print("abstract_unix=OK")
+except OSError as e:
+    print(f"abstract_unix={ename(e)}")

@@ -1,0 +1,243 @@
+//! The distributed setup: `arena coordinator`, `arena worker` and
+//! `arena tournament ...`, each a thin layer over the coordinator and worker
+//! crates.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use arena_coordinator::grpc::Tokens;
+use arena_coordinator::server;
+use arena_coordinator::service::{Coordinator, CoordinatorConfig};
+use arena_coordinator::standings::Standings;
+use arena_coordinator::store::{MemoryStore, RedisStore, Store};
+use arena_coordinator::tournament_file::TournamentFile;
+use arena_proto::v1::admin_client::AdminClient;
+use arena_proto::v1::{
+    CancelRequest, CreateTournamentRequest, StandingsRequest, StatusRequest,
+    UploadSubmissionRequest,
+};
+use arena_worker::daemon::{self, WorkerOptions};
+use arena_worker::submission;
+use tokio_util::sync::CancellationToken;
+use tonic::metadata::MetadataValue;
+
+use crate::cli::{CoordinatorArgs, TournamentArgs, TournamentCommand, WorkerArgs};
+use crate::launch;
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+/// Resolves on SIGTERM or Ctrl-C.
+async fn termination() {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(term) => term,
+        Err(_) => return std::future::pending().await,
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+}
+
+pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
+    if args.worker_tokens.is_empty() || args.admin_tokens.is_empty() {
+        anyhow::bail!(
+            "the coordinator needs at least one --worker-token and one --admin-token \
+             (or ARENA_WORKER_TOKEN / ARENA_ADMIN_TOKEN)"
+        );
+    }
+    runtime()?.block_on(async {
+        let store = match &args.redis {
+            Some(url) => Store::Redis(
+                RedisStore::connect(url)
+                    .await
+                    .with_context(|| format!("connecting to Redis at {url}"))?,
+            ),
+            None => {
+                eprintln!("arena coordinator: no --redis: state lives in memory and dies with this process");
+                Store::Memory(MemoryStore::new())
+            }
+        };
+        let coordinator = Coordinator::new(
+            store,
+            CoordinatorConfig {
+                lease_ttl: Duration::from_secs(args.lease_ttl.max(1)),
+                heartbeat_interval: Duration::from_secs(args.lease_ttl.max(3) / 3),
+            },
+        );
+        let listener = tokio::net::TcpListener::bind(&args.listen)
+            .await
+            .with_context(|| format!("listening on {}", args.listen))?;
+        // Scripts and tests read this line to learn the address.
+        println!("listening on {}", listener.local_addr()?);
+        let tokens = Tokens {
+            workers: args.worker_tokens.iter().cloned().collect(),
+            admins: args.admin_tokens.iter().cloned().collect(),
+        };
+        server::serve(coordinator, tokens, listener, termination()).await?;
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
+    let launcher = launch::launcher(&args.sandbox, 2)?;
+    let slots = launch::match_slots(&launcher, 2);
+    let environment_id = launch::environment_id(&launcher);
+    let cache_dir = args
+        .submissions_dir
+        .clone()
+        .unwrap_or_else(|| launch::cache_dir(&args.sandbox).join("../submissions"));
+    let id = args.id.clone().unwrap_or_else(|| {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        format!("{}-{}", host.trim(), std::process::id())
+    });
+    let result = runtime()?.block_on(async {
+        let stop = CancellationToken::new();
+        let options = WorkerOptions {
+            coordinator: args.coordinator.clone(),
+            token: args.token.clone(),
+            worker_id: id,
+            slots,
+            cores: std::thread::available_parallelism()
+                .map(|n| n.get() as u32)
+                .unwrap_or(1),
+            memory_mb: args.sandbox.memory_mb,
+            environment_id,
+            cache_dir,
+            idle_poll: Duration::from_millis(200),
+        };
+        let run = tokio::spawn(daemon::run(options, launcher.shared(), stop.clone()));
+        let drain = stop.clone();
+        tokio::spawn(async move {
+            termination().await;
+            eprintln!("arena worker: draining: finishing matches in flight, leasing no more");
+            drain.cancel();
+        });
+        let summary = run.await??;
+        eprintln!(
+            "arena worker: played {}, accepted {}, dropped {}, failed {}",
+            summary.played, summary.accepted, summary.dropped, summary.failed
+        );
+        Ok::<_, anyhow::Error>(ExitCode::SUCCESS)
+    });
+    launcher.finish();
+    result
+}
+
+/// Adds the admin token to every call.
+type AuthFn =
+    Box<dyn FnMut(tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> + Send>;
+
+type Admin =
+    AdminClient<tonic::service::interceptor::InterceptedService<tonic::transport::Channel, AuthFn>>;
+
+async fn admin(args: &TournamentArgs) -> anyhow::Result<Admin> {
+    let channel = tonic::transport::Endpoint::from_shared(args.coordinator.clone())
+        .with_context(|| format!("invalid coordinator address {:?}", args.coordinator))?
+        .connect()
+        .await
+        .with_context(|| format!("connecting to {}", args.coordinator))?;
+    let token =
+        MetadataValue::try_from(format!("Bearer {}", args.token)).context("invalid token")?;
+    let auth: AuthFn = Box::new(move |mut request: tonic::Request<()>| {
+        request
+            .metadata_mut()
+            .insert("authorization", token.clone());
+        Ok(request)
+    });
+    Ok(AdminClient::with_interceptor(channel, auth))
+}
+
+async fn upload(client: &mut Admin, name: &str, dir: &std::path::Path) -> anyhow::Result<String> {
+    let archive = submission::pack(dir).with_context(|| format!("packing {}", dir.display()))?;
+    let response = client
+        .upload_submission(UploadSubmissionRequest {
+            name: name.to_owned(),
+            archive,
+        })
+        .await
+        .with_context(|| format!("uploading {}", dir.display()))?;
+    Ok(response.into_inner().hash)
+}
+
+pub fn tournament(args: TournamentArgs) -> anyhow::Result<ExitCode> {
+    runtime()?.block_on(async {
+        let mut client = admin(&args).await?;
+        match &args.command {
+            TournamentCommand::Submit { bot } => {
+                let name = bot
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                println!("{}", upload(&mut client, &name, bot).await?);
+            }
+            TournamentCommand::Create { file } => {
+                let mut tournament = TournamentFile::load(file)?;
+                for bot in &mut tournament.bots {
+                    let hash = upload(&mut client, &bot.name, &bot.path).await?;
+                    bot.path = hash.into();
+                }
+                let spec_toml = tournament
+                    .to_toml()
+                    .context("writing the tournament for the wire")?;
+                let response = client
+                    .create_tournament(CreateTournamentRequest { spec_toml })
+                    .await
+                    .context("creating the tournament")?;
+                println!("{}", response.into_inner().tournament_id);
+            }
+            TournamentCommand::Status { id } => {
+                let s = client
+                    .status(StatusRequest {
+                        tournament_id: id.clone(),
+                    })
+                    .await
+                    .context("reading the status")?
+                    .into_inner();
+                println!(
+                    "{id}: {}/{} matches done ({} queued, {} playing), round {}/{}, {} workers{}{}",
+                    s.done,
+                    s.total,
+                    s.queued,
+                    s.leased,
+                    s.rounds_scheduled,
+                    s.rounds_total,
+                    s.workers_connected,
+                    if s.finished { ", finished" } else { "" },
+                    if s.cancelled { ", cancelled" } else { "" },
+                );
+            }
+            TournamentCommand::Standings { id, json, csv } => {
+                let s = client
+                    .standings(StandingsRequest {
+                        tournament_id: id.clone(),
+                    })
+                    .await
+                    .context("reading the standings")?
+                    .into_inner();
+                if *json {
+                    println!("{}", s.json);
+                } else if *csv {
+                    print!("{}", s.csv);
+                } else {
+                    print!("{}", Standings::from_json(&s.json)?.to_table());
+                }
+            }
+            TournamentCommand::Cancel { id } => {
+                client
+                    .cancel(CancelRequest {
+                        tournament_id: id.clone(),
+                    })
+                    .await
+                    .context("cancelling")?;
+                println!("{id}: cancelled");
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}

@@ -1,0 +1,420 @@
+//! The gRPC services: thin adapters from wire types to [`Coordinator`]
+//! calls. Authentication happens once, in an interceptor per service; every
+//! error becomes a `Status` in one `From` impl.
+
+use std::collections::BTreeSet;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use arena_proto::v1::admin_server::{Admin, AdminServer};
+use arena_proto::v1::worker_server::{Worker, WorkerServer};
+use arena_proto::v1::*;
+use tokio_stream::Stream;
+use tonic::service::interceptor::InterceptedService;
+use tonic::{Request, Response, Status};
+
+use crate::model::{ForfeitReason, MatchRecord, SeatResult as DomainSeat};
+use crate::service::{Coordinator, CoordinatorError, NewTournament};
+use crate::store::{CompleteOutcome, MatchState, StoreError, WorkerInfo};
+use crate::tournament_file::TournamentFile;
+
+/// Size of each chunk a submission is streamed in.
+const CHUNK_BYTES: usize = 256 * 1024;
+
+impl From<CoordinatorError> for Status {
+    fn from(error: CoordinatorError) -> Status {
+        let message = chain(&error);
+        match error {
+            CoordinatorError::UnknownTournament(_) => Status::not_found(message),
+            CoordinatorError::UnknownSubmission(_)
+            | CoordinatorError::DuplicateSubmission(_)
+            | CoordinatorError::Invalid(_)
+            | CoordinatorError::Schedule(_) => Status::invalid_argument(message),
+            CoordinatorError::Store(StoreError::AlreadyExists(_)) => {
+                Status::already_exists(message)
+            }
+            _ => Status::internal(message),
+        }
+    }
+}
+
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+/// Bearer tokens admitted to each service.
+#[derive(Clone, Debug, Default)]
+pub struct Tokens {
+    pub workers: BTreeSet<String>,
+    pub admins: BTreeSet<String>,
+}
+
+/// Refuses calls without one of `allowed` as `authorization: Bearer <token>`.
+#[derive(Clone)]
+pub struct Auth {
+    allowed: Arc<BTreeSet<String>>,
+}
+
+impl tonic::service::Interceptor for Auth {
+    fn call(&mut self, request: Request<()>) -> Result<Request<()>, Status> {
+        let presented = request
+            .metadata()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        match presented {
+            Some(token) if self.allowed.contains(token) => Ok(request),
+            Some(_) => Err(Status::unauthenticated("invalid token")),
+            None => Err(Status::unauthenticated("missing bearer token")),
+        }
+    }
+}
+
+/// The two services, each behind its own token check. Admin tokens are also
+/// accepted by the worker service (an admin may run a worker).
+pub fn services(
+    coordinator: Arc<Coordinator>,
+    tokens: &Tokens,
+) -> (
+    InterceptedService<WorkerServer<WorkerService>, Auth>,
+    InterceptedService<AdminServer<AdminService>, Auth>,
+) {
+    let worker_auth = Auth {
+        allowed: Arc::new(tokens.workers.union(&tokens.admins).cloned().collect()),
+    };
+    let admin_auth = Auth {
+        allowed: Arc::new(tokens.admins.clone()),
+    };
+    (
+        WorkerServer::with_interceptor(
+            WorkerService {
+                coordinator: Arc::clone(&coordinator),
+            },
+            worker_auth,
+        ),
+        AdminServer::with_interceptor(AdminService { coordinator }, admin_auth),
+    )
+}
+
+pub struct WorkerService {
+    coordinator: Arc<Coordinator>,
+}
+
+type ChunkStream = Pin<Box<dyn Stream<Item = Result<SubmissionChunk, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl Worker for WorkerService {
+    async fn register(
+        &self,
+        request: Request<RegisterRequest>,
+    ) -> Result<Response<RegisterResponse>, Status> {
+        let r = request.into_inner();
+        if r.worker_id.is_empty() {
+            return Err(Status::invalid_argument("worker_id is empty"));
+        }
+        self.coordinator
+            .register_worker(WorkerInfo {
+                id: r.worker_id,
+                cores: r.cores,
+                memory_mb: r.memory_mb,
+                environment_id: r.environment_id,
+                cached: r.cached_builds,
+            })
+            .await?;
+        let config = self.coordinator.config();
+        Ok(Response::new(RegisterResponse {
+            heartbeat_interval_ms: config.heartbeat_interval.as_millis() as u64,
+            lease_ttl_ms: config.lease_ttl.as_millis() as u64,
+        }))
+    }
+
+    async fn heartbeat(
+        &self,
+        request: Request<HeartbeatRequest>,
+    ) -> Result<Response<HeartbeatResponse>, Status> {
+        let r = request.into_inner();
+        let lost = self
+            .coordinator
+            .heartbeat(&r.worker_id, &r.lease_ids, r.cached_builds)
+            .await?;
+        Ok(Response::new(HeartbeatResponse {
+            lost_lease_ids: lost,
+        }))
+    }
+
+    async fn lease(
+        &self,
+        request: Request<LeaseRequest>,
+    ) -> Result<Response<LeaseResponse>, Status> {
+        let r = request.into_inner();
+        let leased = self.coordinator.lease(&r.worker_id).await?;
+        Ok(Response::new(LeaseResponse {
+            r#match: leased.map(|m| arena_proto::v1::LeasedMatch {
+                lease_id: m.lease.lease_id,
+                match_id: m.lease.match_id,
+                tournament_id: m.lease.tournament,
+                game: m.game,
+                seed: m.lease.pairing.seed,
+                seats: m
+                    .lease
+                    .pairing
+                    .seats
+                    .into_iter()
+                    .zip(m.names)
+                    .map(|(submission, name)| Seat { submission, name })
+                    .collect(),
+                attempt: m.lease.attempt,
+                lease_ttl_ms: m.ttl.as_millis() as u64,
+                move_ms: m.limits.move_ms,
+                first_move_ms: m.limits.first_move_ms,
+                fault_limit: m.limits.fault_limit,
+            }),
+        }))
+    }
+
+    type FetchSubmissionStream = ChunkStream;
+
+    async fn fetch_submission(
+        &self,
+        request: Request<FetchSubmissionRequest>,
+    ) -> Result<Response<ChunkStream>, Status> {
+        let hash = request.into_inner().hash;
+        let bytes = self
+            .coordinator
+            .store()
+            .get_submission(&hash)
+            .await
+            .map_err(CoordinatorError::from)?
+            .ok_or_else(|| Status::not_found(format!("no submission {hash}")))?;
+        let chunks: Vec<Result<SubmissionChunk, Status>> = bytes
+            .chunks(CHUNK_BYTES)
+            .map(|c| Ok(SubmissionChunk { data: c.to_vec() }))
+            .collect();
+        Ok(Response::new(Box::pin(tokio_stream::iter(chunks))))
+    }
+
+    async fn report_result(
+        &self,
+        request: Request<ReportResultRequest>,
+    ) -> Result<Response<ReportResultResponse>, Status> {
+        let r = request.into_inner();
+        let record = match_record(&r)?;
+        let replay = (!r.replay.is_empty()).then_some(r.replay);
+        let outcome = self.coordinator.report(&r.lease_id, record, replay).await?;
+        let outcome = match outcome {
+            CompleteOutcome::Accepted => ReportOutcome::Accepted,
+            CompleteOutcome::Duplicate => ReportOutcome::Duplicate,
+            CompleteOutcome::StaleLease | CompleteOutcome::Unknown => ReportOutcome::StaleLease,
+        };
+        Ok(Response::new(ReportResultResponse {
+            outcome: outcome as i32,
+        }))
+    }
+
+    async fn report_failure(
+        &self,
+        request: Request<ReportFailureRequest>,
+    ) -> Result<Response<ReportFailureResponse>, Status> {
+        let r = request.into_inner();
+        let requeued = self
+            .coordinator
+            .fail(&r.match_id, &r.lease_id, &r.reason)
+            .await?;
+        Ok(Response::new(ReportFailureResponse { requeued }))
+    }
+}
+
+/// The wire result as a domain record; the round comes from the match id.
+fn match_record(r: &ReportResultRequest) -> Result<MatchRecord, Status> {
+    let round = r
+        .match_id
+        .rsplit(':')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| Status::invalid_argument(format!("malformed match id {:?}", r.match_id)))?;
+    if r.seats.len() < 2 {
+        return Err(Status::invalid_argument(
+            "a result needs at least two seats",
+        ));
+    }
+    let seats = r
+        .seats
+        .iter()
+        .map(|s| {
+            let forfeit = match s.forfeit.as_str() {
+                "" => None,
+                "crash" => Some(ForfeitReason::Crash),
+                "exit" => Some(ForfeitReason::Exit),
+                "memory" => Some(ForfeitReason::Memory),
+                "faults" => Some(ForfeitReason::Faults),
+                "build_failed" => Some(ForfeitReason::BuildFailed),
+                other => {
+                    return Err(Status::invalid_argument(format!(
+                        "unknown forfeit {other:?}"
+                    )));
+                }
+            };
+            Ok(DomainSeat {
+                entrant: s.submission.clone(),
+                rank: s.rank,
+                forfeit,
+                timeouts: s.timeouts,
+                malformed: s.malformed,
+                moves: s.moves,
+            })
+        })
+        .collect::<Result<_, Status>>()?;
+    Ok(MatchRecord {
+        match_id: r.match_id.clone(),
+        round,
+        seats,
+        reason: r.reason.clone(),
+        turns: r.turns,
+    })
+}
+
+pub struct AdminService {
+    coordinator: Arc<Coordinator>,
+}
+
+#[tonic::async_trait]
+impl Admin for AdminService {
+    async fn create_tournament(
+        &self,
+        request: Request<CreateTournamentRequest>,
+    ) -> Result<Response<CreateTournamentResponse>, Status> {
+        let text = request.into_inner().spec_toml;
+        let file = TournamentFile::parse(&text).map_err(|e| Status::invalid_argument(chain(&e)))?;
+        // Over the wire, each bot's `path` names an uploaded submission hash.
+        let entrants = file
+            .bots
+            .iter()
+            .map(|b| (b.name.clone(), b.path.display().to_string()))
+            .collect();
+        let id = self
+            .coordinator
+            .create_tournament(NewTournament {
+                name: file.name,
+                game: file.game,
+                seats: file.seats,
+                base_seed: file.seed,
+                format: file.format,
+                limits: file.limits,
+                entrants,
+            })
+            .await?;
+        Ok(Response::new(CreateTournamentResponse {
+            tournament_id: id,
+        }))
+    }
+
+    async fn upload_submission(
+        &self,
+        request: Request<UploadSubmissionRequest>,
+    ) -> Result<Response<UploadSubmissionResponse>, Status> {
+        let r = request.into_inner();
+        if r.archive.is_empty() {
+            return Err(Status::invalid_argument("empty archive"));
+        }
+        let hash = crate::submission_id(&r.archive);
+        self.coordinator
+            .store()
+            .put_submission(&hash, r.archive)
+            .await
+            .map_err(CoordinatorError::from)?;
+        Ok(Response::new(UploadSubmissionResponse { hash }))
+    }
+
+    async fn status(
+        &self,
+        request: Request<StatusRequest>,
+    ) -> Result<Response<StatusResponse>, Status> {
+        let id = request.into_inner().tournament_id;
+        let (status, rounds_total) = self.coordinator.status(&id).await?;
+        let finished = self.coordinator.finished(&id).await?;
+        let workers = self
+            .coordinator
+            .store()
+            .workers(
+                crate::service::now_ms(),
+                3 * self.coordinator.config().heartbeat_interval.as_millis() as u64,
+            )
+            .await
+            .map_err(CoordinatorError::from)?;
+        Ok(Response::new(StatusResponse {
+            total: status.total as u64,
+            queued: status.queued as u64,
+            leased: status.leased as u64,
+            done: status.done as u64,
+            rounds_scheduled: status.rounds_scheduled,
+            rounds_total,
+            cancelled: status.cancelled,
+            finished,
+            workers_connected: workers.len() as u32,
+        }))
+    }
+
+    async fn standings(
+        &self,
+        request: Request<StandingsRequest>,
+    ) -> Result<Response<StandingsResponse>, Status> {
+        let id = request.into_inner().tournament_id;
+        let standings = self.coordinator.standings(&id).await?;
+        Ok(Response::new(StandingsResponse {
+            json: standings.to_json(),
+            csv: standings.to_csv(),
+        }))
+    }
+
+    async fn matches(
+        &self,
+        request: Request<MatchesRequest>,
+    ) -> Result<Response<MatchesResponse>, Status> {
+        let id = request.into_inner().tournament_id;
+        let matches = self
+            .coordinator
+            .store()
+            .matches(&id)
+            .await
+            .map_err(CoordinatorError::from)?;
+        Ok(Response::new(MatchesResponse {
+            matches: matches
+                .into_iter()
+                .map(|m| {
+                    let (state, reason, ranks) = match m.state {
+                        MatchState::Queued => ("queued", String::new(), Vec::new()),
+                        MatchState::Leased { .. } => ("leased", String::new(), Vec::new()),
+                        MatchState::Done { reason, ranks } => ("done", reason, ranks),
+                        MatchState::Dropped => ("dropped", String::new(), Vec::new()),
+                    };
+                    MatchSummary {
+                        match_id: m.match_id,
+                        round: m.round,
+                        seats: m.pairing.seats,
+                        state: state.to_owned(),
+                        attempt: m.attempt,
+                        reason,
+                        ranks,
+                    }
+                })
+                .collect(),
+        }))
+    }
+
+    async fn cancel(
+        &self,
+        request: Request<CancelRequest>,
+    ) -> Result<Response<CancelResponse>, Status> {
+        self.coordinator
+            .cancel(&request.into_inner().tournament_id)
+            .await?;
+        Ok(Response::new(CancelResponse {}))
+    }
+}

@@ -1,0 +1,1173 @@
+//! Maximum-weight matching in general (non-bipartite) graphs.
+//!
+//! This is Edmonds' blossom algorithm in its primal-dual form, organised the
+//! way Galil's survey ("Efficient algorithms for finding maximum matching in
+//! graphs", ACM Computing Surveys, 1986) describes it, with the least-slack
+//! edge bookkeeping that makes it O(n³): each *stage* grows alternating
+//! trees from every single vertex along zero-slack ("tight") edges, shrinking
+//! odd cycles into blossoms, until it finds an augmenting path; when no tight
+//! edge extends the forest, the dual variables move by the largest step that
+//! keeps every slack non-negative (the four `delta` cases), which either makes
+//! a new edge tight or lets a blossom be expanded. At the end the duals
+//! certify optimality.
+//!
+//! The bookkeeping (endpoint numbering, labels, least-slack edges per
+//! blossom) follows the layout of Joris van Rantwijk's well-known reference
+//! implementation of the same algorithm. All arithmetic is exact integer
+//! arithmetic on [`Weight`] (`i128`): vertex duals are stored doubled, so
+//! with integer weights every quantity stays integral (the slack between two
+//! S-blossoms is always even).
+//!
+//! [`max_weight_perfect_matching`] wraps it for dense graphs: solve on a
+//! sparse candidate set, then use the final duals as an optimality
+//! certificate for the full graph and add violated edges until there are
+//! none. The Swiss scheduler pairs through it; both functions are public so
+//! that tests (and curious callers) can use them directly.
+
+use std::cmp::Ordering;
+
+/// Edge weights and dual variables.
+pub type Weight = i128;
+
+/// Sentinel for "no vertex / edge / endpoint / blossom".
+const NONE: usize = usize::MAX;
+
+/// Labels of top-level blossoms (and of vertices inside T-blossoms).
+const FREE: i8 = 0;
+const S: i8 = 1;
+const T: i8 = 2;
+/// Bit set on an S-blossom while [`Matcher::scan_blossom`] walks past it.
+const CRUMB: i8 = 4;
+/// Label of a recycled blossom number.
+const UNUSED: i8 = -1;
+
+/// Why [`max_weight_matching`] refused its input.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MatchingError {
+    #[error("edge {edge} joins vertex {vertex} to itself")]
+    SelfLoop { edge: usize, vertex: usize },
+    #[error("edge {edge} names vertex {vertex}, but the graph has {vertices} vertices")]
+    VertexOutOfRange {
+        edge: usize,
+        vertex: usize,
+        vertices: usize,
+    },
+    #[error("vertices {a} and {b} are joined by more than one edge")]
+    ParallelEdge { a: usize, b: usize },
+    #[error("edge weights too large for exact arithmetic")]
+    WeightOverflow,
+}
+
+/// Computes a maximum-weight matching of the undirected graph on vertices
+/// `0..vertices` with the given weighted `edges` (no self-loops, at most one
+/// edge per pair of vertices).
+///
+/// With `max_cardinality`, only matchings of maximum cardinality compete, and
+/// the heaviest of those is returned (this is what makes a *perfect* matching
+/// come out whenever one exists, whatever the weights' signs).
+///
+/// Returns `mate`, where `mate[v]` is `Some(u)` when `v` is matched to `u`.
+/// Deterministic: the same edge list (in the same order) gives the same
+/// matching, including among equally heavy ones.
+pub fn max_weight_matching(
+    vertices: usize,
+    edges: &[(usize, usize, Weight)],
+    max_cardinality: bool,
+) -> Result<Vec<Option<usize>>, MatchingError> {
+    validate(vertices, edges)?;
+    if edges.is_empty() {
+        return Ok(vec![None; vertices]);
+    }
+    let mut m = Matcher::new(vertices, edges);
+    m.run(max_cardinality);
+    Ok(m.mates())
+}
+
+/// A maximum-weight *perfect* matching of the graph on `0..vertices` whose
+/// edge weights are given by `weight` (`None`: no edge), or `None` when the
+/// graph has no perfect matching.
+///
+/// Dense graphs are solved by *pricing*: the blossom algorithm first runs on
+/// the sparse `candidates` only; its final duals are then checked against
+/// every edge of the full graph. For perfect matchings, duals under which no
+/// edge has negative slack (counting the blossoms that contain both ends)
+/// prove optimality over the whole graph — so if none is violated the
+/// candidate solution is the answer, and otherwise the violated edges join
+/// the candidates and it runs again (after a few rounds, or if the
+/// candidates admit no perfect matching, on the full graph). The result is
+/// exact either way; good candidates (edges likely to be chosen, plus enough
+/// to make a perfect matching) just make it fast.
+pub fn max_weight_perfect_matching(
+    vertices: usize,
+    weight: impl Fn(usize, usize) -> Option<Weight>,
+    candidates: &[(usize, usize)],
+) -> Result<Option<Vec<usize>>, MatchingError> {
+    /// Pricing rounds before giving up on sparsity.
+    const ROUNDS: usize = 12;
+    /// Violated edges each vertex may add per round.
+    const PER_VERTEX: usize = 3;
+    let full = || -> Vec<(usize, usize, Weight)> {
+        let mut all = Vec::new();
+        for i in 0..vertices {
+            for j in i + 1..vertices {
+                if let Some(w) = weight(i, j) {
+                    all.push((i, j, w));
+                }
+            }
+        }
+        all
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut edges = Vec::with_capacity(candidates.len());
+    for &(i, j) in candidates {
+        if i == j || i >= vertices || j >= vertices || !seen.insert((i.min(j), i.max(j))) {
+            continue;
+        }
+        if let Some(w) = weight(i, j) {
+            edges.push((i.min(j), i.max(j), w));
+        }
+    }
+    let mut is_full = false;
+    for round in 0.. {
+        if round >= ROUNDS && !is_full {
+            edges = full();
+            is_full = true;
+        }
+        validate(vertices, &edges)?;
+        let mut m = Matcher::new(vertices, &edges);
+        m.run(true);
+        let mate = m.mates();
+        if mate.iter().any(Option::is_none) {
+            if is_full {
+                return Ok(None);
+            }
+            edges = full();
+            is_full = true;
+            continue;
+        }
+        if is_full {
+            return Ok(Some(mate.into_iter().flatten().collect()));
+        }
+        // Each vertex proposes its few most violated edges (adding every
+        // violated edge would make the next round nearly dense).
+        let chains = m.blossom_chains();
+        let mut worst: Vec<Vec<(Weight, usize)>> = vec![Vec::new(); vertices];
+        for i in 0..vertices {
+            for j in i + 1..vertices {
+                if let Some(w) = weight(i, j) {
+                    let slack = m.full_slack(&chains, i, j, w);
+                    if slack < 0 {
+                        for (a, b) in [(i, j), (j, i)] {
+                            let list = &mut worst[a];
+                            list.push((slack, b));
+                            if list.len() > 2 * PER_VERTEX {
+                                list.sort_unstable();
+                                list.truncate(PER_VERTEX);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut violated = Vec::new();
+        for (i, mut list) in worst.into_iter().enumerate() {
+            list.sort_unstable();
+            for (_, j) in list.into_iter().take(PER_VERTEX) {
+                if seen.insert((i.min(j), i.max(j)))
+                    && let Some(w) = weight(i, j)
+                {
+                    violated.push((i.min(j), i.max(j), w));
+                }
+            }
+        }
+        if violated.is_empty() {
+            return Ok(Some(mate.into_iter().flatten().collect()));
+        }
+        edges.extend(violated);
+    }
+    unreachable!("the loop returns once it runs on the full graph")
+}
+
+fn validate(vertices: usize, edges: &[(usize, usize, Weight)]) -> Result<(), MatchingError> {
+    // Duals start at the largest weight and move by at most a few times the
+    // spread of weights; keeping |w| below 2^120 leaves ample headroom.
+    const LIMIT: Weight = 1 << 120;
+    let mut pairs = Vec::with_capacity(edges.len());
+    for (edge, &(i, j, w)) in edges.iter().enumerate() {
+        for vertex in [i, j] {
+            if vertex >= vertices {
+                return Err(MatchingError::VertexOutOfRange {
+                    edge,
+                    vertex,
+                    vertices,
+                });
+            }
+        }
+        if i == j {
+            return Err(MatchingError::SelfLoop { edge, vertex: i });
+        }
+        if !(-LIMIT..=LIMIT).contains(&w) {
+            return Err(MatchingError::WeightOverflow);
+        }
+        pairs.push((i.min(j), i.max(j)));
+    }
+    pairs.sort_unstable();
+    if let Some(w) = pairs.windows(2).find(|w| w[0] == w[1]) {
+        return Err(MatchingError::ParallelEdge {
+            a: w[0].0,
+            b: w[0].1,
+        });
+    }
+    Ok(())
+}
+
+/// Python-style index into a cyclic list: `-1` is the last element.
+fn wrap(j: isize, len: usize) -> usize {
+    // `j` always lies in `-len..len` here.
+    if j < 0 {
+        (j + len as isize) as usize
+    } else {
+        j as usize
+    }
+}
+
+/// The algorithm's state. Vertices are `0..nv`; non-trivial blossoms are
+/// numbered `nv..2*nv`. Edge `k` has endpoints `2k` (its first vertex) and
+/// `2k+1` (its second); `p ^ 1` is the other end of endpoint `p`.
+struct Matcher {
+    nv: usize,
+    edges: Vec<Edge>,
+    /// The edges at vertex `v` are `adjacency[adj_start[v]..adj_start[v + 1]]`,
+    /// each with its far vertex and weight at hand: scanning a vertex then
+    /// reads one contiguous run of memory (the hot loop of the algorithm).
+    adj_start: Vec<usize>,
+    adjacency: Vec<Adjacent>,
+    /// `mate[v]`: the remote endpoint of `v`'s matched edge, or `NONE`.
+    mate: Vec<usize>,
+    /// Label of a top-level blossom; for a vertex inside a T-blossom, `T`
+    /// once it is reachable from an S-vertex outside that blossom.
+    label: Vec<i8>,
+    /// The remote endpoint of the edge through which the label came.
+    labelend: Vec<usize>,
+    /// Top-level blossom containing each vertex.
+    inblossom: Vec<usize>,
+    blossomparent: Vec<usize>,
+    /// Sub-blossoms of a non-trivial blossom, starting at its base.
+    blossomchilds: Vec<Vec<usize>>,
+    /// Base vertex of each blossom.
+    blossombase: Vec<usize>,
+    /// `blossomendps[b][i]`: the endpoint, on child `i`, of the edge linking
+    /// child `i` to child `i + 1` (cyclically).
+    blossomendps: Vec<Vec<usize>>,
+    /// Least-slack edge to an S-blossom (see `stage`).
+    bestedge: Vec<usize>,
+    /// `(edge, epoch, slack)`: the slack of `bestedge[x]` as last computed,
+    /// valid while the edge and the dual epoch are unchanged. Spares the
+    /// hot loop a random memory access per scanned edge.
+    best_slack: Vec<(usize, u64, Weight)>,
+    /// Bumped whenever the duals change.
+    epoch: u64,
+    /// For a non-trivial top-level S-blossom: its least-slack edges to
+    /// neighbouring S-blossoms, when computed.
+    blossombestedges: Vec<Option<Vec<usize>>>,
+    unusedblossoms: Vec<usize>,
+    /// Doubled vertex duals, then blossom duals.
+    dualvar: Vec<Weight>,
+    /// Edges known to be tight in the current stage.
+    /// (A bitset: it is probed once per scanned edge, so keep it small.)
+    allowedge: Vec<u64>,
+    /// S-vertices waiting to be scanned.
+    queue: Vec<usize>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Edge {
+    u: usize,
+    v: usize,
+    weight: Weight,
+}
+
+/// An edge seen from one of its ends.
+#[derive(Clone, Copy, Debug)]
+struct Adjacent {
+    /// The remote endpoint (`2k` or `2k + 1` for edge `k`).
+    p: usize,
+    /// The vertex at that endpoint.
+    w: usize,
+    weight: Weight,
+}
+
+/// Which of the four dual-adjustment cases bounds the step.
+enum Delta {
+    /// No vertex dual may fall further: optimum.
+    VertexDual,
+    /// Edge between an S-vertex and a free vertex becomes tight.
+    SFree(usize),
+    /// Edge between two S-blossoms becomes tight.
+    SS(usize),
+    /// A T-blossom's dual reaches zero: expand it.
+    Expand(usize),
+}
+
+impl Matcher {
+    fn new(nv: usize, edges: &[(usize, usize, Weight)]) -> Self {
+        let ne = edges.len();
+        let max_weight = edges.iter().map(|e| e.2).max().unwrap_or(0).max(0);
+        let mut degree = vec![0usize; nv + 1];
+        for &(i, j, _) in edges {
+            degree[i] += 1;
+            degree[j] += 1;
+        }
+        let mut adj_start = vec![0usize; nv + 1];
+        for v in 0..nv {
+            adj_start[v + 1] = adj_start[v] + degree[v];
+        }
+        let mut fill = adj_start.clone();
+        let blank = Adjacent {
+            p: NONE,
+            w: NONE,
+            weight: 0,
+        };
+        let mut adjacency = vec![blank; 2 * ne];
+        for (k, &(i, j, weight)) in edges.iter().enumerate() {
+            adjacency[fill[i]] = Adjacent {
+                p: 2 * k + 1,
+                w: j,
+                weight,
+            };
+            fill[i] += 1;
+            adjacency[fill[j]] = Adjacent {
+                p: 2 * k,
+                w: i,
+                weight,
+            };
+            fill[j] += 1;
+        }
+        let mut blossombase: Vec<usize> = (0..nv).collect();
+        blossombase.extend(std::iter::repeat_n(NONE, nv));
+        let mut dualvar = vec![max_weight; nv];
+        dualvar.extend(std::iter::repeat_n(0, nv));
+        Matcher {
+            nv,
+            edges: edges
+                .iter()
+                .map(|&(u, v, weight)| Edge { u, v, weight })
+                .collect(),
+            adj_start,
+            adjacency,
+            mate: vec![NONE; nv],
+            label: vec![FREE; 2 * nv],
+            labelend: vec![NONE; 2 * nv],
+            inblossom: (0..nv).collect(),
+            blossomparent: vec![NONE; 2 * nv],
+            blossomchilds: vec![Vec::new(); 2 * nv],
+            blossombase,
+            blossomendps: vec![Vec::new(); 2 * nv],
+            bestedge: vec![NONE; 2 * nv],
+            blossombestedges: vec![None; 2 * nv],
+            best_slack: vec![(NONE, 0, 0); 2 * nv],
+            epoch: 0,
+            unusedblossoms: (nv..2 * nv).rev().collect(),
+            dualvar,
+            allowedge: vec![0; ne.div_ceil(64)],
+            queue: Vec::new(),
+        }
+    }
+
+    /// The vertex at endpoint `p`.
+    fn endpoint(&self, p: usize) -> usize {
+        let e = &self.edges[p / 2];
+        if p & 1 == 0 { e.u } else { e.v }
+    }
+
+    /// Twice the slack of edge `k` (meaningless for edges inside a blossom).
+    fn slack(&self, k: usize) -> Weight {
+        let e = &self.edges[k];
+        self.dualvar[e.u] + self.dualvar[e.v] - 2 * e.weight
+    }
+
+    fn allowed(&self, k: usize) -> bool {
+        self.allowedge[k / 64] >> (k % 64) & 1 == 1
+    }
+
+    fn allow(&mut self, k: usize) {
+        self.allowedge[k / 64] |= 1 << (k % 64);
+    }
+
+    /// Slack of `bestedge[x]` (which must be set), cached per dual epoch.
+    fn best_slack(&mut self, x: usize) -> Weight {
+        let k = self.bestedge[x];
+        let (edge, epoch, slack) = self.best_slack[x];
+        if edge == k && epoch == self.epoch {
+            return slack;
+        }
+        let slack = self.slack(k);
+        self.best_slack[x] = (k, self.epoch, slack);
+        slack
+    }
+
+    /// The vertices inside blossom `b`, depth first.
+    fn leaves(&self, b: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        self.collect_leaves(b, &mut out);
+        out
+    }
+
+    fn collect_leaves(&self, b: usize, out: &mut Vec<usize>) {
+        if b < self.nv {
+            out.push(b);
+        } else {
+            for &t in &self.blossomchilds[b] {
+                self.collect_leaves(t, out);
+            }
+        }
+    }
+
+    /// Labels the top-level blossom containing `w` with `t`, reached through
+    /// remote endpoint `p`; a T-label passes an S-label on to the mate.
+    fn assign_label(&mut self, w: usize, t: i8, p: usize) {
+        let b = self.inblossom[w];
+        debug_assert!(self.label[w] == FREE && self.label[b] == FREE);
+        self.label[w] = t;
+        self.label[b] = t;
+        self.labelend[w] = p;
+        self.labelend[b] = p;
+        self.bestedge[w] = NONE;
+        self.bestedge[b] = NONE;
+        if t == S {
+            let leaves = self.leaves(b);
+            self.queue.extend(leaves);
+        } else {
+            let base = self.blossombase[b];
+            let mp = self.mate[base];
+            debug_assert!(mp != NONE);
+            self.assign_label(self.endpoint(mp), S, mp ^ 1);
+        }
+    }
+
+    /// Traces back from S-vertices `v` and `w` (joined by a tight edge).
+    /// Returns the base of the blossom they close, or `None` when the two
+    /// paths end at different single vertices (an augmenting path).
+    fn scan_blossom(&mut self, mut v: usize, mut w: usize) -> Option<usize> {
+        let mut path = Vec::new();
+        let mut base = None;
+        while v != NONE || w != NONE {
+            let mut b = self.inblossom[v];
+            if self.label[b] & CRUMB != 0 {
+                base = Some(self.blossombase[b]);
+                break;
+            }
+            debug_assert_eq!(self.label[b], S);
+            path.push(b);
+            self.label[b] = S | CRUMB;
+            if self.labelend[b] == NONE {
+                // Reached a single vertex: this path is done.
+                v = NONE;
+            } else {
+                v = self.endpoint(self.labelend[b]);
+                b = self.inblossom[v];
+                debug_assert_eq!(self.label[b], T);
+                v = self.endpoint(self.labelend[b]);
+            }
+            if w != NONE {
+                std::mem::swap(&mut v, &mut w);
+            }
+        }
+        for b in path {
+            self.label[b] = S;
+        }
+        base
+    }
+
+    /// Shrinks the odd cycle closed by edge `k` (between two S-vertices)
+    /// into a new S-blossom with the given base.
+    fn add_blossom(&mut self, base: usize, k: usize) {
+        let (mut v, mut w) = (self.edges[k].u, self.edges[k].v);
+        let bb = self.inblossom[base];
+        let mut bv = self.inblossom[v];
+        let mut bw = self.inblossom[w];
+        let Some(b) = self.unusedblossoms.pop() else {
+            // Cannot happen: there are never more than nv/2 blossoms.
+            unreachable!("blossom numbers exhausted");
+        };
+        self.blossombase[b] = base;
+        self.blossomparent[b] = NONE;
+        self.blossomparent[bb] = b;
+        let mut path = Vec::new();
+        let mut endps = Vec::new();
+        // Walk from v's side back to the base.
+        while bv != bb {
+            self.blossomparent[bv] = b;
+            path.push(bv);
+            endps.push(self.labelend[bv]);
+            v = self.endpoint(self.labelend[bv]);
+            bv = self.inblossom[v];
+        }
+        path.push(bb);
+        path.reverse();
+        endps.reverse();
+        endps.push(2 * k);
+        // Then from w's side.
+        while bw != bb {
+            self.blossomparent[bw] = b;
+            path.push(bw);
+            endps.push(self.labelend[bw] ^ 1);
+            w = self.endpoint(self.labelend[bw]);
+            bw = self.inblossom[w];
+        }
+        debug_assert_eq!(self.label[bb], S);
+        self.label[b] = S;
+        self.labelend[b] = self.labelend[bb];
+        self.dualvar[b] = 0;
+        for v in self.leaves_of_children(&path) {
+            if self.label[self.inblossom[v]] == T {
+                // A T-vertex inside a new S-blossom becomes an S-vertex.
+                self.queue.push(v);
+            }
+            self.inblossom[v] = b;
+        }
+        // Least-slack edges from the new blossom to other S-blossoms.
+        let mut bestedgeto = vec![NONE; 2 * self.nv];
+        for &sub in &path {
+            let candidates: Vec<usize> = match self.blossombestedges[sub].take() {
+                Some(list) => list,
+                None => {
+                    let mut ks = Vec::new();
+                    for leaf in self.leaves(sub) {
+                        for idx in self.adj_start[leaf]..self.adj_start[leaf + 1] {
+                            ks.push(self.adjacency[idx].p / 2);
+                        }
+                    }
+                    ks
+                }
+            };
+            for kk in candidates {
+                // The far end of the edge, seen from the new blossom.
+                let Edge { u, v, .. } = self.edges[kk];
+                let j = if self.inblossom[v] == b { u } else { v };
+                let bj = self.inblossom[j];
+                if bj != b
+                    && self.label[bj] == S
+                    && (bestedgeto[bj] == NONE || self.slack(kk) < self.slack(bestedgeto[bj]))
+                {
+                    bestedgeto[bj] = kk;
+                }
+            }
+            self.bestedge[sub] = NONE;
+        }
+        let list: Vec<usize> = bestedgeto.into_iter().filter(|&k| k != NONE).collect();
+        let mut best = NONE;
+        for &kk in &list {
+            if best == NONE || self.slack(kk) < self.slack(best) {
+                best = kk;
+            }
+        }
+        self.bestedge[b] = best;
+        self.blossombestedges[b] = Some(list);
+        self.blossomchilds[b] = path;
+        self.blossomendps[b] = endps;
+    }
+
+    fn leaves_of_children(&self, children: &[usize]) -> Vec<usize> {
+        let mut out = Vec::new();
+        for &c in children {
+            self.collect_leaves(c, &mut out);
+        }
+        out
+    }
+
+    /// Dissolves top-level blossom `b` into its sub-blossoms. Mid-stage (a
+    /// T-blossom whose dual reached zero) the sub-blossoms are relabelled so
+    /// that the alternating tree stays valid; at the end of a stage, zero-dual
+    /// sub-blossoms are expanded recursively.
+    fn expand_blossom(&mut self, b: usize, endstage: bool) {
+        let children = self.blossomchilds[b].clone();
+        for &s in &children {
+            self.blossomparent[s] = NONE;
+            if s < self.nv {
+                self.inblossom[s] = s;
+            } else if endstage && self.dualvar[s] == 0 {
+                self.expand_blossom(s, endstage);
+            } else {
+                for v in self.leaves(s) {
+                    self.inblossom[v] = s;
+                }
+            }
+        }
+        if !endstage && self.label[b] == T {
+            self.relabel_expanded_t_blossom(b);
+        }
+        self.label[b] = UNUSED;
+        self.labelend[b] = NONE;
+        self.blossomchilds[b] = Vec::new();
+        self.blossomendps[b] = Vec::new();
+        self.blossombase[b] = NONE;
+        self.blossombestedges[b] = None;
+        self.bestedge[b] = NONE;
+        self.unusedblossoms.push(b);
+    }
+
+    /// The relabelling half of [`Self::expand_blossom`]: the path from the
+    /// entry child to the base (the even-length way round) becomes an
+    /// alternating T/S chain; the other children are free unless some S-vertex
+    /// outside already reaches them.
+    fn relabel_expanded_t_blossom(&mut self, b: usize) {
+        let len = self.blossomchilds[b].len();
+        debug_assert!(self.labelend[b] != NONE);
+        let entrychild = self.inblossom[self.endpoint(self.labelend[b] ^ 1)];
+        let Some(start) = self.blossomchilds[b].iter().position(|&c| c == entrychild) else {
+            unreachable!("entry child belongs to the blossom");
+        };
+        let mut j = start as isize;
+        let (jstep, endptrick): (isize, usize) = if j & 1 == 1 {
+            j -= len as isize;
+            (1, 0)
+        } else {
+            (-1, 1)
+        };
+        let mut p = self.labelend[b];
+        while j != 0 {
+            let e = self.blossomendps[b][wrap(j - endptrick as isize, len)];
+            let here = self.endpoint(p ^ 1);
+            self.label[here] = FREE;
+            let there = self.endpoint(e ^ endptrick ^ 1);
+            self.label[there] = FREE;
+            self.assign_label(here, T, p);
+            self.allow(e / 2);
+            j += jstep;
+            p = self.blossomendps[b][wrap(j - endptrick as isize, len)] ^ endptrick;
+            self.allow(p / 2);
+            j += jstep;
+        }
+        // The base child becomes T without passing S on to its mate (the
+        // mate already has it).
+        let bv = self.blossomchilds[b][wrap(j, len)];
+        let here = self.endpoint(p ^ 1);
+        self.label[here] = T;
+        self.label[bv] = T;
+        self.labelend[here] = p;
+        self.labelend[bv] = p;
+        self.bestedge[bv] = NONE;
+        j += jstep;
+        while self.blossomchilds[b][wrap(j, len)] != entrychild {
+            let bv = self.blossomchilds[b][wrap(j, len)];
+            if self.label[bv] == S {
+                // Already reached (as S) through one of its own neighbours.
+                j += jstep;
+                continue;
+            }
+            let reached = self.leaves(bv).into_iter().find(|&v| self.label[v] != FREE);
+            if let Some(v) = reached {
+                debug_assert_eq!(self.label[v], T);
+                debug_assert_eq!(self.inblossom[v], bv);
+                self.label[v] = FREE;
+                let mate_vertex = self.endpoint(self.mate[self.blossombase[bv]]);
+                self.label[mate_vertex] = FREE;
+                self.assign_label(v, T, self.labelend[v]);
+            }
+            j += jstep;
+        }
+    }
+
+    /// Flips matched and unmatched edges along the even alternating path
+    /// inside blossom `b` from vertex `v` to the base; `v` becomes the base.
+    fn augment_blossom(&mut self, b: usize, v: usize) {
+        let mut t = v;
+        while self.blossomparent[t] != b {
+            t = self.blossomparent[t];
+        }
+        if t >= self.nv {
+            self.augment_blossom(t, v);
+        }
+        let len = self.blossomchilds[b].len();
+        let Some(i) = self.blossomchilds[b].iter().position(|&c| c == t) else {
+            unreachable!("child belongs to the blossom");
+        };
+        let mut j = i as isize;
+        let (jstep, endptrick): (isize, usize) = if i & 1 == 1 {
+            j -= len as isize;
+            (1, 0)
+        } else {
+            (-1, 1)
+        };
+        while j != 0 {
+            j += jstep;
+            let t1 = self.blossomchilds[b][wrap(j, len)];
+            let p = self.blossomendps[b][wrap(j - endptrick as isize, len)] ^ endptrick;
+            if t1 >= self.nv {
+                let ep = self.endpoint(p);
+                self.augment_blossom(t1, ep);
+            }
+            j += jstep;
+            let t2 = self.blossomchilds[b][wrap(j, len)];
+            if t2 >= self.nv {
+                let ep = self.endpoint(p ^ 1);
+                self.augment_blossom(t2, ep);
+            }
+            let (a, c) = (self.endpoint(p), self.endpoint(p ^ 1));
+            self.mate[a] = p ^ 1;
+            self.mate[c] = p;
+        }
+        self.blossomchilds[b].rotate_left(i);
+        self.blossomendps[b].rotate_left(i);
+        self.blossombase[b] = self.blossombase[self.blossomchilds[b][0]];
+        debug_assert_eq!(self.blossombase[b], v);
+    }
+
+    /// Augments along the path through edge `k` (joining two S-vertices in
+    /// different trees) back to both roots.
+    fn augment_matching(&mut self, k: usize) {
+        let (v, w) = (self.edges[k].u, self.edges[k].v);
+        for (mut s, mut p) in [(v, 2 * k + 1), (w, 2 * k)] {
+            loop {
+                let bs = self.inblossom[s];
+                debug_assert_eq!(self.label[bs], S);
+                if bs >= self.nv {
+                    self.augment_blossom(bs, s);
+                }
+                self.mate[s] = p;
+                if self.labelend[bs] == NONE {
+                    break; // reached the tree's root
+                }
+                let t = self.endpoint(self.labelend[bs]);
+                let bt = self.inblossom[t];
+                debug_assert_eq!(self.label[bt], T);
+                s = self.endpoint(self.labelend[bt]);
+                let j = self.endpoint(self.labelend[bt] ^ 1);
+                debug_assert_eq!(self.blossombase[bt], t);
+                if bt >= self.nv {
+                    self.augment_blossom(bt, j);
+                }
+                self.mate[j] = self.labelend[bt];
+                p = self.labelend[bt] ^ 1;
+            }
+        }
+    }
+
+    fn run(&mut self, max_cardinality: bool) {
+        for _ in 0..self.nv {
+            if !self.stage(max_cardinality) {
+                break;
+            }
+            // Blossoms whose dual fell to zero are no longer needed.
+            for b in self.nv..2 * self.nv {
+                if self.blossomparent[b] == NONE
+                    && self.blossombase[b] != NONE
+                    && self.label[b] == S
+                    && self.dualvar[b] == 0
+                {
+                    self.expand_blossom(b, true);
+                }
+            }
+        }
+    }
+
+    /// One stage: grow the forest and adjust duals until an augmenting path
+    /// is found (returns true) or the optimum is reached (false).
+    fn stage(&mut self, max_cardinality: bool) -> bool {
+        let nv = self.nv;
+        self.label.fill(FREE);
+        self.bestedge.fill(NONE);
+        for b in nv..2 * nv {
+            self.blossombestedges[b] = None;
+        }
+        self.allowedge.fill(0);
+        self.queue.clear();
+        for v in 0..nv {
+            if self.mate[v] == NONE && self.label[self.inblossom[v]] == FREE {
+                self.assign_label(v, S, NONE);
+            }
+        }
+        loop {
+            if self.grow_forest() {
+                return true;
+            }
+            match self.compute_delta(max_cardinality) {
+                Delta::VertexDual => return false,
+                Delta::SFree(k) => {
+                    self.allow(k);
+                    let (mut i, j) = (self.edges[k].u, self.edges[k].v);
+                    if self.label[self.inblossom[i]] == FREE {
+                        i = j;
+                    }
+                    debug_assert_eq!(self.label[self.inblossom[i]], S);
+                    self.queue.push(i);
+                }
+                Delta::SS(k) => {
+                    self.allow(k);
+                    let i = self.edges[k].u;
+                    debug_assert_eq!(self.label[self.inblossom[i]], S);
+                    self.queue.push(i);
+                }
+                Delta::Expand(b) => self.expand_blossom(b, false),
+            }
+        }
+    }
+
+    /// Scans queued S-vertices along tight edges. Returns true when it
+    /// augmented the matching.
+    fn grow_forest(&mut self) -> bool {
+        while let Some(v) = self.queue.pop() {
+            debug_assert_eq!(self.label[self.inblossom[v]], S);
+            let dual_v = self.dualvar[v];
+            for idx in self.adj_start[v]..self.adj_start[v + 1] {
+                let Adjacent { p, w, weight } = self.adjacency[idx];
+                let k = p / 2;
+                if self.inblossom[v] == self.inblossom[w] {
+                    continue; // inside one blossom
+                }
+                let mut kslack = 0;
+                if !self.allowed(k) {
+                    kslack = dual_v + self.dualvar[w] - 2 * weight;
+                    if kslack <= 0 {
+                        self.allow(k);
+                    }
+                }
+                let bw = self.inblossom[w];
+                if self.allowed(k) {
+                    if self.label[bw] == FREE {
+                        // Free vertex: it becomes T, its mate S.
+                        self.assign_label(w, T, p ^ 1);
+                    } else if self.label[bw] == S {
+                        match self.scan_blossom(v, w) {
+                            Some(base) => self.add_blossom(base, k),
+                            None => {
+                                self.augment_matching(k);
+                                return true;
+                            }
+                        }
+                    } else if self.label[w] == FREE {
+                        // w sits in a T-blossom and is now reachable from
+                        // outside it; remember how, for a later expansion.
+                        debug_assert_eq!(self.label[bw], T);
+                        self.label[w] = T;
+                        self.labelend[w] = p ^ 1;
+                    }
+                } else if self.label[bw] == S {
+                    let b = self.inblossom[v];
+                    if self.bestedge[b] == NONE || kslack < self.best_slack(b) {
+                        self.bestedge[b] = k;
+                        self.best_slack[b] = (k, self.epoch, kslack);
+                    }
+                } else if self.label[w] == FREE
+                    && (self.bestedge[w] == NONE || kslack < self.best_slack(w))
+                {
+                    self.bestedge[w] = k;
+                    self.best_slack[w] = (k, self.epoch, kslack);
+                }
+            }
+        }
+        false
+    }
+
+    /// Picks the dual step, applies it, and says what it unlocked.
+    fn compute_delta(&mut self, max_cardinality: bool) -> Delta {
+        let nv = self.nv;
+        let mut best: Option<(Weight, Delta)> = None;
+        // Strictly smaller only: among equal steps the first case found wins.
+        fn consider(d: Weight, what: Delta, best: &mut Option<(Weight, Delta)>) {
+            if best
+                .as_ref()
+                .is_none_or(|(cur, _)| d.cmp(cur) == Ordering::Less)
+            {
+                *best = Some((d, what));
+            }
+        }
+        if !max_cardinality {
+            let d = self.dualvar[..nv].iter().copied().min().unwrap_or(0);
+            consider(d, Delta::VertexDual, &mut best);
+        }
+        for v in 0..nv {
+            if self.label[self.inblossom[v]] == FREE && self.bestedge[v] != NONE {
+                let k = self.bestedge[v];
+                consider(self.slack(k), Delta::SFree(k), &mut best);
+            }
+        }
+        for b in 0..2 * nv {
+            if self.blossomparent[b] == NONE && self.label[b] == S && self.bestedge[b] != NONE {
+                let k = self.bestedge[b];
+                let s = self.slack(k);
+                debug_assert_eq!(s % 2, 0, "S-S slack is even with integer weights");
+                consider(s / 2, Delta::SS(k), &mut best);
+            }
+        }
+        for b in nv..2 * nv {
+            if self.blossombase[b] != NONE && self.blossomparent[b] == NONE && self.label[b] == T {
+                consider(self.dualvar[b], Delta::Expand(b), &mut best);
+            }
+        }
+        let (delta, what) = match best {
+            Some(found) => found,
+            None => {
+                // Max-cardinality optimum: one last step keeps the duals
+                // a valid certificate.
+                let d = self.dualvar[..nv].iter().copied().min().unwrap_or(0);
+                (d.max(0), Delta::VertexDual)
+            }
+        };
+        for v in 0..nv {
+            match self.label[self.inblossom[v]] {
+                S => self.dualvar[v] -= delta,
+                T => self.dualvar[v] += delta,
+                _ => {}
+            }
+        }
+        for b in nv..2 * nv {
+            if self.blossombase[b] != NONE && self.blossomparent[b] == NONE {
+                match self.label[b] {
+                    S => self.dualvar[b] += delta,
+                    T => self.dualvar[b] -= delta,
+                    _ => {}
+                }
+            }
+        }
+        self.epoch += 1;
+        what
+    }
+
+    /// For each vertex inside a non-trivial blossom, its blossoms from the
+    /// top level down (empty for vertices at top level).
+    fn blossom_chains(&self) -> Vec<Vec<usize>> {
+        (0..self.nv)
+            .map(|v| {
+                let mut chain = Vec::new();
+                let mut b = self.blossomparent[v];
+                while b != NONE {
+                    chain.push(b);
+                    b = self.blossomparent[b];
+                }
+                chain.reverse();
+                chain
+            })
+            .collect()
+    }
+
+    /// Twice the slack of a (possibly absent) edge `i`–`j` of weight `w`
+    /// under the current duals, counting every blossom containing both ends.
+    fn full_slack(&self, chains: &[Vec<usize>], i: usize, j: usize, w: Weight) -> Weight {
+        let mut s = self.dualvar[i] + self.dualvar[j] - 2 * w;
+        for (a, b) in chains[i].iter().zip(&chains[j]) {
+            if a != b {
+                break;
+            }
+            s += 2 * self.dualvar[*a];
+        }
+        s
+    }
+
+    fn mates(&self) -> Vec<Option<usize>> {
+        self.mate
+            .iter()
+            .map(|&p| (p != NONE).then(|| self.endpoint(p)))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(mate: &[Option<usize>]) -> Vec<(usize, usize)> {
+        mate.iter()
+            .enumerate()
+            .filter_map(|(v, m)| m.filter(|&u| v < u).map(|u| (v, u)))
+            .collect()
+    }
+
+    /// Exhaustive maximum over all matchings (all, or maximum-cardinality).
+    fn brute(nv: usize, edges: &[(usize, usize, Weight)], maxcard: bool) -> (usize, Weight) {
+        fn go(
+            v: usize,
+            used: &mut [bool],
+            edges: &[(usize, usize, Weight)],
+            card: usize,
+            w: Weight,
+            best: &mut (usize, Weight),
+            maxcard: bool,
+        ) {
+            let nv = used.len();
+            if v == nv {
+                let better = if maxcard {
+                    (card, w) > *best
+                } else {
+                    w > best.1
+                };
+                if better {
+                    *best = (card, w);
+                }
+                return;
+            }
+            if used[v] {
+                return go(v + 1, used, edges, card, w, best, maxcard);
+            }
+            go(v + 1, used, edges, card, w, best, maxcard);
+            for &(a, b, wt) in edges {
+                let u = if a == v {
+                    b
+                } else if b == v {
+                    a
+                } else {
+                    continue;
+                };
+                if u > v && !used[u] {
+                    used[v] = true;
+                    used[u] = true;
+                    go(v + 1, used, edges, card + 1, w + wt, best, maxcard);
+                    used[v] = false;
+                    used[u] = false;
+                }
+            }
+        }
+        let mut best = (0, Weight::MIN);
+        go(0, &mut vec![false; nv], edges, 0, 0, &mut best, maxcard);
+        best
+    }
+
+    fn check(nv: usize, edges: &[(usize, usize, Weight)], maxcard: bool) {
+        let mate = max_weight_matching(nv, edges, maxcard).expect("valid graph");
+        for (v, m) in mate.iter().enumerate() {
+            if let Some(u) = *m {
+                assert_eq!(mate[u], Some(v), "mate is symmetric");
+            }
+        }
+        let got = pairs(&mate);
+        let weight: Weight = got
+            .iter()
+            .map(|&(a, b)| {
+                edges
+                    .iter()
+                    .find(|e| (e.0 == a && e.1 == b) || (e.0 == b && e.1 == a))
+                    .expect("matched pairs are edges")
+                    .2
+            })
+            .sum();
+        let (card, best) = brute(nv, edges, maxcard);
+        if maxcard {
+            assert_eq!((got.len(), weight), (card, best), "{edges:?}");
+        } else {
+            assert_eq!(weight, best.max(0), "{edges:?}");
+        }
+    }
+
+    #[test]
+    fn small_fixed_graphs() {
+        check(0, &[], false);
+        check(2, &[(0, 1, 1)], false);
+        check(3, &[(0, 1, 10), (1, 2, 11)], false);
+        check(4, &[(0, 1, 5), (1, 2, 11), (2, 3, 5)], false);
+        check(4, &[(0, 1, 5), (1, 2, 11), (2, 3, 5)], true);
+        // Negative weights.
+        let neg = [(0, 1, 2), (0, 2, -2), (1, 2, 1), (1, 3, -1), (2, 3, -6)];
+        check(4, &neg, false);
+        check(4, &neg, true);
+        // A triangle with a tail forces a blossom.
+        check(4, &[(0, 1, 8), (0, 2, 9), (1, 2, 10), (2, 3, 7)], false);
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        assert!(matches!(
+            max_weight_matching(2, &[(0, 0, 1)], false),
+            Err(MatchingError::SelfLoop { .. })
+        ));
+        assert!(matches!(
+            max_weight_matching(2, &[(0, 2, 1)], false),
+            Err(MatchingError::VertexOutOfRange { .. })
+        ));
+        assert!(matches!(
+            max_weight_matching(2, &[(0, 1, 1), (1, 0, 2)], false),
+            Err(MatchingError::ParallelEdge { .. })
+        ));
+    }
+
+    /// Pricing from poor candidate sets reaches the same optimum as the plain
+    /// algorithm on the full graph (or agrees that no perfect matching
+    /// exists), on graphs too large for brute force.
+    #[test]
+    fn pricing_matches_full_graph() {
+        let mut state = 0x0dd_ba11_u64;
+        let mut next = move |bound: u64| {
+            state = crate::schedule::splitmix64(state);
+            state % bound
+        };
+        for round in 0..300 {
+            let nv = 2 * (1 + next(30) as usize);
+            let span = [4, 50, 1 << 40][round % 3];
+            let missing = [0, 0, 3, 30][round % 4]; // percent of absent edges
+            let mut w = vec![None; nv * nv];
+            for a in 0..nv {
+                for b in a + 1..nv {
+                    if next(100) >= missing {
+                        let x = next(span) as Weight - span as Weight / 3;
+                        w[a * nv + b] = Some(x);
+                        w[b * nv + a] = Some(x);
+                    }
+                }
+            }
+            let weight = |a: usize, b: usize| w[a * nv + b];
+            let full: Vec<(usize, usize, Weight)> = (0..nv)
+                .flat_map(|a| (a + 1..nv).map(move |b| (a, b)))
+                .filter_map(|(a, b)| Some((a, b, weight(a, b)?)))
+                .collect();
+            let reference = max_weight_matching(nv, &full, true).expect("valid");
+            let perfect = reference.iter().all(Option::is_some);
+            let ref_weight: Weight = pairs(&reference)
+                .iter()
+                .map(|&(a, b)| weight(a, b).expect("edge"))
+                .sum();
+            // Candidates: a path, a few random edges, sometimes nothing.
+            let mut cands: Vec<(usize, usize)> = Vec::new();
+            if round % 5 != 0 {
+                cands.extend((0..nv - 1).map(|a| (a, a + 1)));
+                for _ in 0..nv {
+                    cands.push((next(nv as u64) as usize, next(nv as u64) as usize));
+                }
+            }
+            let got = max_weight_perfect_matching(nv, weight, &cands).expect("valid");
+            match got {
+                None => assert!(!perfect, "round {round}: missed a perfect matching"),
+                Some(mate) => {
+                    assert!(perfect, "round {round}");
+                    let mut total = 0;
+                    for (v, &u) in mate.iter().enumerate() {
+                        assert_eq!(mate[u], v);
+                        if v < u {
+                            total += weight(v, u).expect("matched pairs are edges");
+                        }
+                    }
+                    assert_eq!(total, ref_weight, "round {round}");
+                }
+            }
+        }
+    }
+
+    /// Random graphs, sparse and dense, small and narrow-weighted so that
+    /// blossoms, nested blossoms and ties all occur; compared with brute force.
+    #[test]
+    fn random_graphs_match_brute_force() {
+        let mut state = 0x1234_5678_9abc_def0u64;
+        let mut next = move |bound: u64| {
+            state = crate::schedule::splitmix64(state);
+            state % bound
+        };
+        for round in 0..3000 {
+            let nv = 1 + next(10) as usize;
+            let density = 1 + next(10);
+            let span = [3, 10, 1000][round % 3];
+            let mut edges = Vec::new();
+            for a in 0..nv {
+                for b in a + 1..nv {
+                    if next(10) < density {
+                        let w = next(span) as Weight - (span as Weight) / 4;
+                        if next(2) == 0 {
+                            edges.push((a, b, w));
+                        } else {
+                            edges.push((b, a, w));
+                        }
+                    }
+                }
+            }
+            check(nv, &edges, round % 2 == 0);
+        }
+    }
+}

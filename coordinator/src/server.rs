@@ -1,0 +1,41 @@
+//! Serving the coordinator: both gRPC services on one listener, plus the
+//! lease-expiry task, until the shutdown future resolves. The listener and
+//! the shutdown future are parameters, so tests bind port 0 and stop it at will.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+
+use crate::grpc::{self, Tokens};
+use crate::service::Coordinator;
+
+#[derive(Debug, thiserror::Error)]
+#[error("the gRPC server failed")]
+pub struct ServeError(#[source] tonic::transport::Error);
+
+pub async fn serve(
+    coordinator: Arc<Coordinator>,
+    tokens: Tokens,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let (worker, admin) = grpc::services(Arc::clone(&coordinator), &tokens);
+    let (stop_expiry, expiry_stopped) = tokio::sync::oneshot::channel::<()>();
+    let expiry = tokio::spawn(async move {
+        coordinator
+            .run_expiry(async {
+                let _ = expiry_stopped.await;
+            })
+            .await;
+    });
+    let served = tonic::transport::Server::builder()
+        .add_service(worker)
+        .add_service(admin)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .await;
+    let _ = stop_expiry.send(());
+    let _ = expiry.await;
+    served.map_err(ServeError)
+}

@@ -1,0 +1,423 @@
+//! The coordinator's logic, independent of the wire: tournaments are created
+//! and scheduled, matches leased to workers, results recorded (first valid
+//! result wins), rounds advanced, expired leases requeued, standings computed.
+//! Everything it knows lives in the [`Store`], so a restarted coordinator
+//! carries on where the last one stopped.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use sha2::{Digest, Sha256};
+use tokio::sync::Notify;
+
+use crate::model::{EntrantId, Format, MatchLimits, MatchRecord};
+use crate::schedule::{self, ScheduleError};
+use crate::standings::{self, Standings, StandingsError};
+use crate::store::{
+    CompleteOutcome, Entrant, Lease, ScheduledMatch, Status, Store, StoreError, TournamentSpec,
+    WorkerInfo,
+};
+
+/// Timing policy.
+#[derive(Clone, Debug)]
+pub struct CoordinatorConfig {
+    /// How long a lease lives without a heartbeat.
+    pub lease_ttl: Duration,
+    /// How often workers are asked to heartbeat (well under the TTL).
+    pub heartbeat_interval: Duration,
+}
+
+impl Default for CoordinatorConfig {
+    fn default() -> Self {
+        Self {
+            lease_ttl: Duration::from_secs(30),
+            heartbeat_interval: Duration::from_secs(5),
+        }
+    }
+}
+
+/// A tournament as submitted: entrants are submissions already uploaded.
+#[derive(Clone, Debug)]
+pub struct NewTournament {
+    pub name: String,
+    pub game: String,
+    pub seats: usize,
+    pub base_seed: u64,
+    pub format: Format,
+    pub limits: MatchLimits,
+    /// (display name, submission hash), one per entrant.
+    pub entrants: Vec<(String, String)>,
+}
+
+/// A lease with what a worker needs to play it.
+#[derive(Clone, Debug)]
+pub struct LeasedMatch {
+    pub lease: Lease,
+    pub game: String,
+    pub limits: MatchLimits,
+    /// Display names, in seat order.
+    pub names: Vec<String>,
+    pub ttl: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CoordinatorError {
+    #[error("store")]
+    Store(#[from] StoreError),
+    #[error("scheduling")]
+    Schedule(#[from] ScheduleError),
+    #[error("standings")]
+    Standings(#[from] StandingsError),
+    #[error("no tournament {0:?}")]
+    UnknownTournament(String),
+    #[error("submission {0} was never uploaded")]
+    UnknownSubmission(String),
+    #[error("the same submission is entered twice ({0}); enter each bot once")]
+    DuplicateSubmission(String),
+    #[error("invalid tournament: {0}")]
+    Invalid(String),
+}
+
+type Result<T> = std::result::Result<T, CoordinatorError>;
+
+/// Milliseconds since the epoch: lease deadlines survive a coordinator restart.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// The coordinator. Cheap to share (`Arc`).
+pub struct Coordinator {
+    store: Store,
+    config: CoordinatorConfig,
+    /// Woken when a lease is granted, so the expiry task re-reads the earliest deadline.
+    lease_granted: Notify,
+}
+
+impl Coordinator {
+    pub fn new(store: Store, config: CoordinatorConfig) -> Arc<Coordinator> {
+        Arc::new(Coordinator {
+            store,
+            config,
+            lease_granted: Notify::new(),
+        })
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn config(&self) -> &CoordinatorConfig {
+        &self.config
+    }
+
+    /// Creates (or, for an identical tournament, finds) a tournament and
+    /// schedules what can be scheduled. Returns its id, which is derived from
+    /// its content: submitting the same tournament twice is harmless.
+    pub async fn create_tournament(&self, new: NewTournament) -> Result<String> {
+        if new.entrants.len() < new.seats {
+            return Err(CoordinatorError::Invalid(format!(
+                "{} entrants cannot fill {} seats",
+                new.entrants.len(),
+                new.seats
+            )));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for (_, hash) in &new.entrants {
+            if !seen.insert(hash.clone()) {
+                return Err(CoordinatorError::DuplicateSubmission(hash.clone()));
+            }
+            if !self.store.has_submission(hash).await? {
+                return Err(CoordinatorError::UnknownSubmission(hash.clone()));
+            }
+        }
+        let id = tournament_id(&new);
+        let spec = TournamentSpec {
+            id: id.clone(),
+            name: new.name,
+            game: new.game,
+            format: new.format,
+            seats: new.seats,
+            base_seed: new.base_seed,
+            entrants: new
+                .entrants
+                .into_iter()
+                .map(|(name, hash)| Entrant { id: hash, name })
+                .collect(),
+            cancelled: false,
+            limits: new.limits,
+        };
+        match self.store.create_tournament(spec).await {
+            Ok(()) | Err(StoreError::AlreadyExists(_)) => {}
+            Err(e) => return Err(e.into()),
+        }
+        self.advance(&id).await?;
+        Ok(id)
+    }
+
+    async fn spec(&self, id: &str) -> Result<TournamentSpec> {
+        self.store
+            .tournament(id)
+            .await?
+            .ok_or_else(|| CoordinatorError::UnknownTournament(id.to_owned()))
+    }
+
+    /// Total rounds of a tournament.
+    pub fn rounds_total(spec: &TournamentSpec) -> Result<u32> {
+        Ok(match spec.format {
+            Format::RoundRobin { .. } => {
+                let ids: Vec<EntrantId> = spec.entrants.iter().map(|e| e.id.clone()).collect();
+                round_robin_rounds(spec, &ids)?.len() as u32
+            }
+            Format::Swiss { rounds } => rounds,
+        })
+    }
+
+    /// Schedules the next rounds once they can be: a round-robin all at
+    /// once, Swiss one round after the previous one is complete. Safe to call
+    /// any number of times (the store ignores a round scheduled twice).
+    pub async fn advance(&self, id: &str) -> Result<()> {
+        let spec = self.spec(id).await?;
+        if spec.cancelled {
+            return Ok(());
+        }
+        let ids: Vec<EntrantId> = spec.entrants.iter().map(|e| e.id.clone()).collect();
+        let scheduled = self.store.rounds_scheduled(id).await?;
+        match spec.format {
+            Format::RoundRobin { .. } => {
+                if scheduled == 0 {
+                    for (index, round) in round_robin_rounds(&spec, &ids)?.into_iter().enumerate() {
+                        self.schedule(id, index as u32, round).await?;
+                    }
+                }
+            }
+            Format::Swiss { rounds } => {
+                if scheduled >= rounds {
+                    return Ok(());
+                }
+                let status = self.store.status(id).await?;
+                if status.queued + status.leased > 0 {
+                    return Ok(());
+                }
+                let history = self.store.results(id).await?;
+                let round =
+                    schedule::swiss_round(scheduled, &ids, &history, spec.seats, spec.base_seed)?;
+                self.schedule(id, scheduled, round).await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn schedule(&self, id: &str, round: u32, plan: crate::model::Round) -> Result<()> {
+        let matches = plan
+            .pairings
+            .into_iter()
+            .enumerate()
+            .map(|(index, pairing)| ScheduledMatch {
+                match_id: format!("{id}:{round}:{index}"),
+                pairing,
+            })
+            .collect();
+        self.store
+            .schedule_round(id, round, matches, plan.byes)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn register_worker(&self, info: WorkerInfo) -> Result<()> {
+        self.store.register_worker(info, now_ms()).await?;
+        Ok(())
+    }
+
+    /// Leases the next match for `worker`, preferring matches whose
+    /// submissions it has already built.
+    pub async fn lease(&self, worker: &str) -> Result<Option<LeasedMatch>> {
+        let cached = self
+            .store
+            .workers(now_ms(), u64::MAX)
+            .await?
+            .into_iter()
+            .find(|w| w.id == worker)
+            .map(|w| w.cached)
+            .unwrap_or_default();
+        let ttl = self.config.lease_ttl;
+        let Some(lease) = self
+            .store
+            .lease(worker, now_ms(), ttl.as_millis() as u64, &cached)
+            .await?
+        else {
+            return Ok(None);
+        };
+        self.lease_granted.notify_one();
+        let spec = self.spec(&lease.tournament).await?;
+        let names = lease
+            .pairing
+            .seats
+            .iter()
+            .map(|seat| {
+                spec.entrants
+                    .iter()
+                    .find(|e| &e.id == seat)
+                    .map(|e| e.name.clone())
+                    .unwrap_or_else(|| seat.clone())
+            })
+            .collect();
+        Ok(Some(LeasedMatch {
+            lease,
+            game: spec.game,
+            limits: spec.limits,
+            names,
+            ttl,
+        }))
+    }
+
+    /// Extends the listed leases; returns those that are no longer current.
+    pub async fn heartbeat(
+        &self,
+        worker: &str,
+        lease_ids: &[String],
+        cached: Vec<String>,
+    ) -> Result<Vec<String>> {
+        self.store
+            .heartbeat_worker(worker, now_ms(), cached)
+            .await?;
+        let mut lost = Vec::new();
+        for lease_id in lease_ids {
+            if !self
+                .store
+                .extend(lease_id, now_ms(), self.config.lease_ttl.as_millis() as u64)
+                .await?
+            {
+                lost.push(lease_id.clone());
+            }
+        }
+        Ok(lost)
+    }
+
+    /// Records a result; the first valid one for a match wins.
+    pub async fn report(
+        &self,
+        lease_id: &str,
+        record: MatchRecord,
+        replay: Option<Vec<u8>>,
+    ) -> Result<CompleteOutcome> {
+        let tournament = record
+            .match_id
+            .rsplitn(3, ':')
+            .nth(2)
+            .map(str::to_owned)
+            .unwrap_or_default();
+        let match_id = record.match_id.clone();
+        let outcome = self
+            .store
+            .complete(&match_id, lease_id, record, replay)
+            .await?;
+        if outcome == CompleteOutcome::Accepted && !tournament.is_empty() {
+            self.advance(&tournament).await?;
+        }
+        Ok(outcome)
+    }
+
+    /// An infrastructure failure: the match goes back to the queue.
+    pub async fn fail(&self, match_id: &str, lease_id: &str, reason: &str) -> Result<bool> {
+        Ok(self.store.fail(match_id, lease_id, reason).await?)
+    }
+
+    /// Requeues expired leases until `shutdown` resolves, sleeping until the
+    /// earliest deadline instead of polling.
+    pub async fn run_expiry(&self, shutdown: impl std::future::Future<Output = ()>) {
+        tokio::pin!(shutdown);
+        loop {
+            let wait = match self.store.next_expiry().await {
+                Ok(Some(at)) => Duration::from_millis(at.saturating_sub(now_ms()) + 1),
+                Ok(None) => Duration::from_secs(3600),
+                Err(e) => {
+                    eprintln!("arena coordinator: reading lease deadlines: {e}");
+                    Duration::from_secs(1)
+                }
+            };
+            tokio::select! {
+                _ = tokio::time::sleep(wait) => {}
+                _ = self.lease_granted.notified() => continue,
+                _ = &mut shutdown => return,
+            }
+            match self.store.expire(now_ms()).await {
+                Ok(requeued) => {
+                    for match_id in requeued {
+                        eprintln!("arena coordinator: lease of {match_id} expired; requeued");
+                    }
+                }
+                Err(e) => eprintln!("arena coordinator: expiring leases: {e}"),
+            }
+        }
+    }
+
+    pub async fn status(&self, id: &str) -> Result<(Status, u32)> {
+        let spec = self.spec(id).await?;
+        Ok((self.store.status(id).await?, Self::rounds_total(&spec)?))
+    }
+
+    /// Whether every round is scheduled and every match has a result.
+    pub async fn finished(&self, id: &str) -> Result<bool> {
+        let (status, total) = self.status(id).await?;
+        Ok(status.rounds_scheduled >= total && status.queued + status.leased == 0)
+    }
+
+    pub async fn standings(&self, id: &str) -> Result<Standings> {
+        let spec = self.spec(id).await?;
+        let entrants: Vec<(EntrantId, String)> = spec
+            .entrants
+            .iter()
+            .map(|e| (e.id.clone(), e.name.clone()))
+            .collect();
+        let results = self.store.results(id).await?;
+        let byes = self.store.byes(id).await?;
+        Ok(standings::compute(&entrants, &results, &byes)?)
+    }
+
+    pub async fn cancel(&self, id: &str) -> Result<()> {
+        self.spec(id).await?;
+        self.store.cancel(id).await?;
+        Ok(())
+    }
+}
+
+fn round_robin_rounds(
+    spec: &TournamentSpec,
+    ids: &[EntrantId],
+) -> Result<Vec<crate::model::Round>> {
+    let Format::RoundRobin {
+        cycles,
+        games_per_pairing,
+    } = spec.format
+    else {
+        return Ok(Vec::new());
+    };
+    Ok(schedule::round_robin(
+        ids,
+        spec.seats,
+        cycles,
+        games_per_pairing,
+        spec.base_seed,
+    )?)
+}
+
+/// A tournament's id: a digest of what defines it.
+fn tournament_id(new: &NewTournament) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(new.name.as_bytes());
+    hasher.update(new.game.as_bytes());
+    hasher.update(new.base_seed.to_le_bytes());
+    hasher.update(serde_json::to_vec(&new.format).unwrap_or_default());
+    hasher.update(serde_json::to_vec(&new.limits).unwrap_or_default());
+    for (name, hash) in &new.entrants {
+        hasher.update(name.as_bytes());
+        hasher.update(b"\0");
+        hasher.update(hash.as_bytes());
+    }
+    let digest = hasher.finalize();
+    let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    format!("t-{hex}")
+}

@@ -1,0 +1,565 @@
+//! The embedded store: all state in one struct behind a `std` mutex, for
+//! `arena run` and for tests of everything above the store.
+//!
+//! Each method takes the lock once, validates, mutates and returns, so every
+//! operation is one critical section: that is the in-process counterpart of
+//! a Redis script. The lock is never held across an `.await` (the methods
+//! contain none), which is why a `std` mutex is the right tool here and a
+//! tokio one would only add overhead. Nothing survives the process.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use super::error::{Result, StoreError};
+use super::types::{
+    CompleteOutcome, LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease, MatchInfo, MatchState,
+    ScheduledMatch, Status, TournamentSpec, WorkerInfo,
+};
+use super::{check_record, check_submission_hash, expiry};
+use crate::model::{EntrantId, MatchRecord, Pairing};
+
+/// The embedded backend. Clones share one state.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryStore {
+    /// Everything, behind one lock so each operation is atomic.
+    state: Arc<Mutex<State>>,
+}
+
+/// The whole store, mirroring the Redis layout in `docs/redis-keys.md`.
+#[derive(Debug, Default)]
+struct State {
+    /// By id; `BTreeMap` so `tournaments()` comes out sorted.
+    tournaments: BTreeMap<String, Tournament>,
+    /// Every scheduled match of every tournament, by match id.
+    matches: HashMap<String, MatchEntry>,
+    /// Queued match ids, next to lease at the front.
+    queue: VecDeque<String>,
+    /// Current lease id → its match.
+    lease_match: HashMap<String, String>,
+    /// Current leases ordered by (expiry, lease id), the same order Redis
+    /// gives a sorted set, so both backends requeue in the same order.
+    expiries: BTreeSet<(u64, String)>,
+    /// Replays of accepted results, by match id.
+    replays: HashMap<String, Vec<u8>>,
+    /// Submission archives by content hash.
+    submissions: HashMap<String, Vec<u8>>,
+    /// Registered workers with the time they were last heard from.
+    workers: BTreeMap<String, (WorkerInfo, u64)>,
+    /// Source of lease ids; only grows.
+    lease_seq: u64,
+}
+
+/// One tournament's own data.
+#[derive(Debug)]
+struct Tournament {
+    /// As created, with `cancelled` kept current.
+    spec: TournamentSpec,
+    /// Rounds scheduled so far.
+    rounds: u32,
+    /// Match ids in schedule order (round, then position in the round).
+    matches: Vec<String>,
+    /// (round, entrant) for every bye, in schedule order.
+    byes: Vec<(u32, EntrantId)>,
+}
+
+/// One match: immutable scheduling data plus where it stands.
+#[derive(Debug)]
+struct MatchEntry {
+    /// Owning tournament.
+    tournament: String,
+    /// Round it was scheduled in.
+    round: u32,
+    /// Seats and seed.
+    pairing: Pairing,
+    /// Attempt number of the current or next lease.
+    attempt: u32,
+    /// Where it stands.
+    slot: Slot,
+    /// Why the previous attempt ended without a result.
+    last_error: Option<String>,
+}
+
+/// A match's state; the lease fields live here so "is this lease current"
+/// is a single comparison.
+#[derive(Debug)]
+enum Slot {
+    /// In `State::queue`.
+    Queued,
+    /// Held under a lease that is also in `lease_match` and `expiries`.
+    Leased {
+        /// The current lease; any other lease id is stale.
+        lease_id: String,
+        /// Who holds it.
+        worker: String,
+        /// Its key in `State::expiries`, needed to remove it from there.
+        expires_at_ms: u64,
+    },
+    /// Finished; the first accepted record, never replaced.
+    Done(MatchRecord),
+    /// Cancelled before it could be played.
+    Dropped,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Takes the lock. A panic while it was held can only have happened
+    /// before any mutation (every method validates first), so the state is
+    /// still consistent and poisoning is ignored.
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// See [`Store::create_tournament`](crate::store::Store::create_tournament).
+    pub async fn create_tournament(&self, spec: TournamentSpec) -> Result<()> {
+        let mut state = self.lock();
+        if state.tournaments.contains_key(&spec.id) {
+            return Err(StoreError::AlreadyExists(spec.id));
+        }
+        let tournament = Tournament {
+            spec: spec.clone(),
+            rounds: 0,
+            matches: Vec::new(),
+            byes: Vec::new(),
+        };
+        state.tournaments.insert(spec.id, tournament);
+        Ok(())
+    }
+
+    /// See [`Store::tournament`](crate::store::Store::tournament).
+    pub async fn tournament(&self, id: &str) -> Result<Option<TournamentSpec>> {
+        Ok(self.lock().tournaments.get(id).map(|t| t.spec.clone()))
+    }
+
+    /// See [`Store::tournaments`](crate::store::Store::tournaments).
+    pub async fn tournaments(&self) -> Result<Vec<String>> {
+        Ok(self.lock().tournaments.keys().cloned().collect())
+    }
+
+    /// See [`Store::cancel`](crate::store::Store::cancel).
+    pub async fn cancel(&self, id: &str) -> Result<usize> {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let tournament = state
+            .tournaments
+            .get_mut(id)
+            .ok_or_else(|| StoreError::UnknownTournament(id.to_owned()))?;
+        tournament.spec.cancelled = true;
+        let matches = &mut state.matches;
+        let mut dropped = 0;
+        state
+            .queue
+            .retain(|match_id| match matches.get_mut(match_id) {
+                Some(entry) if entry.tournament == id => {
+                    entry.slot = Slot::Dropped;
+                    dropped += 1;
+                    false
+                }
+                _ => true,
+            });
+        Ok(dropped)
+    }
+
+    /// See [`Store::schedule_round`](crate::store::Store::schedule_round).
+    pub async fn schedule_round(
+        &self,
+        tournament: &str,
+        round: u32,
+        matches: Vec<ScheduledMatch>,
+        byes: Vec<EntrantId>,
+    ) -> Result<bool> {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let t = state
+            .tournaments
+            .get_mut(tournament)
+            .ok_or_else(|| StoreError::UnknownTournament(tournament.to_owned()))?;
+        if round < t.rounds {
+            return Ok(false);
+        }
+        if t.spec.cancelled {
+            return Err(StoreError::Cancelled(tournament.to_owned()));
+        }
+        if round > t.rounds {
+            return Err(StoreError::RoundOutOfOrder {
+                tournament: tournament.to_owned(),
+                expected: t.rounds,
+                got: round,
+            });
+        }
+        let mut fresh = HashSet::new();
+        for m in &matches {
+            if state.matches.contains_key(&m.match_id) || !fresh.insert(m.match_id.as_str()) {
+                return Err(StoreError::DuplicateMatch(m.match_id.clone()));
+            }
+        }
+        t.rounds = round + 1;
+        t.byes.extend(byes.into_iter().map(|e| (round, e)));
+        for m in matches {
+            t.matches.push(m.match_id.clone());
+            state.queue.push_back(m.match_id.clone());
+            let entry = MatchEntry {
+                tournament: tournament.to_owned(),
+                round,
+                pairing: m.pairing,
+                attempt: 1,
+                slot: Slot::Queued,
+                last_error: None,
+            };
+            state.matches.insert(m.match_id, entry);
+        }
+        Ok(true)
+    }
+
+    /// See [`Store::rounds_scheduled`](crate::store::Store::rounds_scheduled).
+    pub async fn rounds_scheduled(&self, tournament: &str) -> Result<u32> {
+        let state = self.lock();
+        Ok(state.get_tournament(tournament)?.rounds)
+    }
+
+    /// See [`Store::byes`](crate::store::Store::byes).
+    pub async fn byes(&self, tournament: &str) -> Result<Vec<(u32, EntrantId)>> {
+        let state = self.lock();
+        Ok(state.get_tournament(tournament)?.byes.clone())
+    }
+
+    /// See [`Store::lease`](crate::store::Store::lease).
+    pub async fn lease(
+        &self,
+        worker: &str,
+        now_ms: u64,
+        ttl_ms: u64,
+        cached: &[EntrantId],
+    ) -> Result<Option<Lease>> {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let all_cached = |id: &String| {
+            state
+                .matches
+                .get(id)
+                .is_some_and(|m| m.pairing.seats.iter().all(|seat| cached.contains(seat)))
+        };
+        let position = if cached.is_empty() {
+            None
+        } else {
+            state
+                .queue
+                .iter()
+                .take(LEASE_PREFERENCE_WINDOW)
+                .position(all_cached)
+        };
+        let Some(match_id) = state.queue.get(position.unwrap_or(0)).cloned() else {
+            return Ok(None);
+        };
+        let entry = state
+            .matches
+            .get_mut(&match_id)
+            .filter(|m| matches!(m.slot, Slot::Queued))
+            .ok_or_else(|| StoreError::Corrupt(format!("queued match {match_id} is not queued")))?;
+        state.queue.remove(position.unwrap_or(0));
+        state.lease_seq += 1;
+        let lease_id = format!("{worker}#{}", state.lease_seq);
+        let expires_at_ms = expiry(now_ms, ttl_ms);
+        entry.slot = Slot::Leased {
+            lease_id: lease_id.clone(),
+            worker: worker.to_owned(),
+            expires_at_ms,
+        };
+        state.lease_match.insert(lease_id.clone(), match_id.clone());
+        state.expiries.insert((expires_at_ms, lease_id.clone()));
+        Ok(Some(Lease {
+            lease_id,
+            match_id,
+            tournament: entry.tournament.clone(),
+            round: entry.round,
+            pairing: entry.pairing.clone(),
+            attempt: entry.attempt,
+            expires_at_ms,
+        }))
+    }
+
+    /// See [`Store::extend`](crate::store::Store::extend).
+    pub async fn extend(&self, lease_id: &str, now_ms: u64, ttl_ms: u64) -> Result<bool> {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let Some(entry) = state
+            .lease_match
+            .get(lease_id)
+            .and_then(|m| state.matches.get_mut(m))
+        else {
+            return Ok(false);
+        };
+        let cancelled = state
+            .tournaments
+            .get(&entry.tournament)
+            .is_none_or(|t| t.spec.cancelled);
+        let Slot::Leased {
+            lease_id: current,
+            expires_at_ms,
+            ..
+        } = &mut entry.slot
+        else {
+            return Ok(false);
+        };
+        if current != lease_id || cancelled || *expires_at_ms <= now_ms {
+            return Ok(false);
+        }
+        let renewed = expiry(now_ms, ttl_ms);
+        state
+            .expiries
+            .remove(&(*expires_at_ms, lease_id.to_owned()));
+        state.expiries.insert((renewed, lease_id.to_owned()));
+        *expires_at_ms = renewed;
+        Ok(true)
+    }
+
+    /// See [`Store::expire`](crate::store::Store::expire).
+    pub async fn expire(&self, now_ms: u64) -> Result<Vec<String>> {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let due: Vec<(u64, String)> = state
+            .expiries
+            .iter()
+            .take_while(|(at, _)| *at <= now_ms)
+            .cloned()
+            .collect();
+        let mut requeued = Vec::new();
+        for (at, lease_id) in &due {
+            state.expiries.remove(&(*at, lease_id.clone()));
+            if let Some(match_id) = state.lease_match.remove(lease_id) {
+                if state.end_attempt(&match_id, LEASE_EXPIRED) {
+                    requeued.push(match_id);
+                }
+            }
+        }
+        // Front of the queue in expiry order: push the latest expiry first.
+        for match_id in requeued.iter().rev() {
+            state.queue.push_front(match_id.clone());
+        }
+        Ok(requeued)
+    }
+
+    /// See [`Store::next_expiry`](crate::store::Store::next_expiry).
+    pub async fn next_expiry(&self) -> Result<Option<u64>> {
+        Ok(self.lock().expiries.first().map(|(at, _)| *at))
+    }
+
+    /// See [`Store::complete`](crate::store::Store::complete).
+    pub async fn complete(
+        &self,
+        match_id: &str,
+        lease_id: &str,
+        record: MatchRecord,
+        replay: Option<Vec<u8>>,
+    ) -> Result<CompleteOutcome> {
+        check_record(match_id, &record)?;
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let Some(entry) = state.matches.get_mut(match_id) else {
+            return Ok(CompleteOutcome::Unknown);
+        };
+        let expires_at_ms = match &entry.slot {
+            Slot::Done(_) => return Ok(CompleteOutcome::Duplicate),
+            Slot::Leased {
+                lease_id: current,
+                expires_at_ms,
+                ..
+            } if current == lease_id => *expires_at_ms,
+            _ => return Ok(CompleteOutcome::StaleLease),
+        };
+        entry.slot = Slot::Done(record);
+        state.lease_match.remove(lease_id);
+        state.expiries.remove(&(expires_at_ms, lease_id.to_owned()));
+        if let Some(replay) = replay {
+            state.replays.insert(match_id.to_owned(), replay);
+        }
+        Ok(CompleteOutcome::Accepted)
+    }
+
+    /// See [`Store::fail`](crate::store::Store::fail).
+    pub async fn fail(&self, match_id: &str, lease_id: &str, reason: &str) -> Result<bool> {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let expires_at_ms = match state.matches.get(match_id).map(|m| &m.slot) {
+            Some(Slot::Leased {
+                lease_id: current,
+                expires_at_ms,
+                ..
+            }) if current == lease_id => *expires_at_ms,
+            _ => return Ok(false),
+        };
+        state.lease_match.remove(lease_id);
+        state.expiries.remove(&(expires_at_ms, lease_id.to_owned()));
+        if state.end_attempt(match_id, reason) {
+            state.queue.push_front(match_id.to_owned());
+        }
+        Ok(true)
+    }
+
+    /// See [`Store::results`](crate::store::Store::results).
+    pub async fn results(&self, tournament: &str) -> Result<Vec<MatchRecord>> {
+        let state = self.lock();
+        let t = state.get_tournament(tournament)?;
+        Ok(t.matches
+            .iter()
+            .filter_map(|id| match state.matches.get(id).map(|m| &m.slot) {
+                Some(Slot::Done(record)) => Some(record.clone()),
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// See [`Store::replay`](crate::store::Store::replay).
+    pub async fn replay(&self, match_id: &str) -> Result<Option<Vec<u8>>> {
+        Ok(self.lock().replays.get(match_id).cloned())
+    }
+
+    /// See [`Store::status`](crate::store::Store::status).
+    pub async fn status(&self, tournament: &str) -> Result<Status> {
+        let state = self.lock();
+        let t = state.get_tournament(tournament)?;
+        let mut status = Status {
+            total: t.matches.len(),
+            rounds_scheduled: t.rounds,
+            cancelled: t.spec.cancelled,
+            ..Status::default()
+        };
+        for id in &t.matches {
+            match state.matches.get(id).map(|m| &m.slot) {
+                Some(Slot::Queued) => status.queued += 1,
+                Some(Slot::Leased { .. }) => status.leased += 1,
+                Some(Slot::Done(_)) => status.done += 1,
+                Some(Slot::Dropped) => status.dropped += 1,
+                None => return Err(StoreError::Corrupt(format!("match {id} has no entry"))),
+            }
+        }
+        Ok(status)
+    }
+
+    /// See [`Store::matches`](crate::store::Store::matches).
+    pub async fn matches(&self, tournament: &str) -> Result<Vec<MatchInfo>> {
+        let state = self.lock();
+        let t = state.get_tournament(tournament)?;
+        t.matches
+            .iter()
+            .map(|id| {
+                let m = state
+                    .matches
+                    .get(id)
+                    .ok_or_else(|| StoreError::Corrupt(format!("match {id} has no entry")))?;
+                let match_state = match &m.slot {
+                    Slot::Queued => MatchState::Queued,
+                    Slot::Leased { worker, .. } => MatchState::Leased {
+                        worker: worker.clone(),
+                        attempt: m.attempt,
+                    },
+                    Slot::Done(record) => MatchState::Done {
+                        reason: record.reason.clone(),
+                        ranks: record.seats.iter().map(|s| s.rank).collect(),
+                    },
+                    Slot::Dropped => MatchState::Dropped,
+                };
+                Ok(MatchInfo {
+                    match_id: id.clone(),
+                    round: m.round,
+                    pairing: m.pairing.clone(),
+                    state: match_state,
+                    attempt: m.attempt,
+                    last_error: m.last_error.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// See [`Store::register_worker`](crate::store::Store::register_worker).
+    pub async fn register_worker(&self, info: WorkerInfo, now_ms: u64) -> Result<()> {
+        self.lock().workers.insert(info.id.clone(), (info, now_ms));
+        Ok(())
+    }
+
+    /// See [`Store::heartbeat_worker`](crate::store::Store::heartbeat_worker).
+    pub async fn heartbeat_worker(
+        &self,
+        id: &str,
+        now_ms: u64,
+        cached: Vec<EntrantId>,
+    ) -> Result<bool> {
+        let mut state = self.lock();
+        let Some((info, seen)) = state.workers.get_mut(id) else {
+            return Ok(false);
+        };
+        info.cached = cached;
+        *seen = now_ms;
+        Ok(true)
+    }
+
+    /// See [`Store::workers`](crate::store::Store::workers).
+    pub async fn workers(&self, now_ms: u64, alive_within_ms: u64) -> Result<Vec<WorkerInfo>> {
+        let oldest = now_ms.saturating_sub(alive_within_ms);
+        Ok(self
+            .lock()
+            .workers
+            .values()
+            .filter(|(_, seen)| *seen >= oldest)
+            .map(|(info, _)| info.clone())
+            .collect())
+    }
+
+    /// See [`Store::put_submission`](crate::store::Store::put_submission).
+    pub async fn put_submission(&self, hash: &str, bytes: Vec<u8>) -> Result<()> {
+        check_submission_hash(hash, &bytes)?;
+        self.lock()
+            .submissions
+            .entry(hash.to_owned())
+            .or_insert(bytes);
+        Ok(())
+    }
+
+    /// See [`Store::get_submission`](crate::store::Store::get_submission).
+    pub async fn get_submission(&self, hash: &str) -> Result<Option<Vec<u8>>> {
+        Ok(self.lock().submissions.get(hash).cloned())
+    }
+
+    /// See [`Store::has_submission`](crate::store::Store::has_submission).
+    pub async fn has_submission(&self, hash: &str) -> Result<bool> {
+        Ok(self.lock().submissions.contains_key(hash))
+    }
+}
+
+impl State {
+    fn get_tournament(&self, id: &str) -> Result<&Tournament> {
+        self.tournaments
+            .get(id)
+            .ok_or_else(|| StoreError::UnknownTournament(id.to_owned()))
+    }
+
+    /// Ends a leased match's current attempt without a result (its lease
+    /// index entries are already gone): back to queued with the next attempt
+    /// number, or dropped (attempt unchanged) if its tournament was cancelled
+    /// meanwhile. Returns
+    /// whether the caller should put it back at the front of the queue.
+    fn end_attempt(&mut self, match_id: &str, reason: &str) -> bool {
+        let Some(entry) = self.matches.get_mut(match_id) else {
+            return false;
+        };
+        if !matches!(entry.slot, Slot::Leased { .. }) {
+            return false;
+        }
+        entry.last_error = Some(reason.to_owned());
+        let cancelled = self
+            .tournaments
+            .get(&entry.tournament)
+            .is_none_or(|t| t.spec.cancelled);
+        if cancelled {
+            entry.slot = Slot::Dropped;
+            false
+        } else {
+            entry.attempt += 1;
+            entry.slot = Slot::Queued;
+            true
+        }
+    }
+}

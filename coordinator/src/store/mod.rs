@@ -1,0 +1,301 @@
+//! Where the coordinator keeps everything it must not forget: tournaments,
+//! the schedule, the match queue and its leases, results and replays,
+//! submissions, and which workers are alive.
+//!
+//! Layout: [`Store`] is the interface the rest of the coordinator uses. It is
+//! an enum over the two backends rather than a trait object, because async
+//! methods in a `dyn` trait would need boxing or a macro crate, and there
+//! are only ever two backends:
+//!
+//! - [`MemoryStore`] (in `memory`) keeps state in process memory behind a
+//!   `std` mutex; `arena run` uses it, and it loses everything on exit.
+//! - [`RedisStore`] (in `redis_store`) keeps every piece of state in Redis,
+//!   so a coordinator can restart and carry on. Its [`keys`] module names
+//!   every key, and Lua scripts hold the invariants.
+//!
+//! [`types`] has the values both speak, [`error`] the one error enum.
+//! `tests/store.rs` runs one conformance suite against both backends.
+//!
+//! # The match life cycle
+//!
+//! `schedule_round` queues a round's matches at the back. `lease` hands the
+//! front one (or, among the first [`LEASE_PREFERENCE_WINDOW`], the first one
+//! whose entrants the worker has already built) to a worker until a deadline.
+//! The worker `extend`s the lease while it plays and then either `complete`s
+//! the match or reports an infrastructure failure with `fail`. A lease that
+//! is neither extended nor ended runs out, and `expire` puts its match back at
+//! the front of the queue; so does `fail`. Each return to the queue adds one to
+//! the match's attempt number. The first result reported under the current
+//! lease wins; anything after it is acknowledged and dropped.
+//!
+//! Time is always a parameter (`now_ms`, on whatever millisecond clock the
+//! caller uses, below 2^53), never read inside the store, so tests control it
+//! and the Redis backend never depends on its own clock. A lease is live
+//! while `now_ms < expires_at_ms`.
+
+pub mod error;
+mod memory;
+mod redis_store;
+pub mod types;
+
+use sha2::{Digest, Sha256};
+
+pub use self::error::{Result, StoreError};
+pub use self::memory::MemoryStore;
+pub use self::redis_store::{RedisStore, keys};
+pub use self::types::{
+    CompleteOutcome, Entrant, LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease, MatchInfo, MatchState,
+    ScheduledMatch, Status, TournamentSpec, WorkerInfo,
+};
+use crate::model::{EntrantId, MatchRecord};
+
+/// The coordinator's store: one of the two backends, with identical
+/// behaviour (the conformance suite in `tests/store.rs` checks that). Clones
+/// share state.
+#[derive(Clone, Debug)]
+pub enum Store {
+    /// In-process state, gone when the process exits.
+    Memory(MemoryStore),
+    /// State in Redis, which survives restarts of the coordinator.
+    Redis(RedisStore),
+}
+
+/// Calls the same method on whichever backend `self` holds.
+macro_rules! dispatch {
+    ($self:ident.$method:ident($($arg:expr),*)) => {
+        match $self {
+            Store::Memory(store) => store.$method($($arg),*).await,
+            Store::Redis(store) => store.$method($($arg),*).await,
+        }
+    };
+}
+
+impl Store {
+    /// A fresh in-memory store.
+    pub fn memory() -> Self {
+        Store::Memory(MemoryStore::new())
+    }
+
+    /// A store in the Redis at `url` (`redis://…` or `unix:///…`).
+    pub async fn redis(url: &str) -> Result<Self> {
+        Ok(Store::Redis(RedisStore::connect(url).await?))
+    }
+
+    // Tournaments.
+
+    /// Creates a tournament. Fails with [`StoreError::AlreadyExists`] if the
+    /// id is taken, whatever the other fields say.
+    pub async fn create_tournament(&self, spec: TournamentSpec) -> Result<()> {
+        dispatch!(self.create_tournament(spec))
+    }
+
+    /// A tournament's spec, with `cancelled` as it is now; `None` if unknown.
+    pub async fn tournament(&self, id: &str) -> Result<Option<TournamentSpec>> {
+        dispatch!(self.tournament(id))
+    }
+
+    /// Every tournament id, sorted.
+    pub async fn tournaments(&self) -> Result<Vec<String>> {
+        dispatch!(self.tournaments())
+    }
+
+    /// Cancels a tournament and returns how many queued matches it dropped.
+    /// Queued matches become [`MatchState::Dropped`]; leased ones keep their
+    /// leases, which can no longer be extended (a result reported before the
+    /// lease runs out is still accepted; a lease that runs out or fails
+    /// drops its match instead of requeueing it). Results already recorded
+    /// stay. Repeating a cancel is harmless.
+    pub async fn cancel(&self, id: &str) -> Result<usize> {
+        dispatch!(self.cancel(id))
+    }
+
+    // Schedule.
+
+    /// Schedules round `round` (0-based) of `tournament`: records its byes
+    /// and queues its matches at the back, in the given order. Returns
+    /// `false` and changes nothing if that round is already scheduled, so a
+    /// restarted coordinator can repeat its scheduling step. Rounds go in
+    /// order ([`StoreError::RoundOutOfOrder`] otherwise), match ids must be
+    /// new ([`StoreError::DuplicateMatch`]), and a cancelled tournament
+    /// takes no new rounds ([`StoreError::Cancelled`]).
+    pub async fn schedule_round(
+        &self,
+        tournament: &str,
+        round: u32,
+        matches: Vec<ScheduledMatch>,
+        byes: Vec<EntrantId>,
+    ) -> Result<bool> {
+        dispatch!(self.schedule_round(tournament, round, matches, byes))
+    }
+
+    /// How many rounds are scheduled, which is also the next round's number.
+    pub async fn rounds_scheduled(&self, tournament: &str) -> Result<u32> {
+        dispatch!(self.rounds_scheduled(tournament))
+    }
+
+    /// Every bye as (round, entrant), in schedule order.
+    pub async fn byes(&self, tournament: &str) -> Result<Vec<(u32, EntrantId)>> {
+        dispatch!(self.byes(tournament))
+    }
+
+    // Queue and leases.
+
+    /// Leases a queued match to `worker` until `now_ms + ttl_ms`, or `None`
+    /// if the queue is empty. Takes the oldest queued match, except that
+    /// among the first [`LEASE_PREFERENCE_WINDOW`] it prefers the first one
+    /// whose entrants are all in `cached`, sparing the worker a build.
+    pub async fn lease(
+        &self,
+        worker: &str,
+        now_ms: u64,
+        ttl_ms: u64,
+        cached: &[EntrantId],
+    ) -> Result<Option<Lease>> {
+        dispatch!(self.lease(worker, now_ms, ttl_ms, cached))
+    }
+
+    /// Moves a lease's expiry to `now_ms + ttl_ms`. `false` (and no change)
+    /// if the lease is not its match's current one, the match is done, the
+    /// tournament is cancelled, or the lease has already run out.
+    pub async fn extend(&self, lease_id: &str, now_ms: u64, ttl_ms: u64) -> Result<bool> {
+        dispatch!(self.extend(lease_id, now_ms, ttl_ms))
+    }
+
+    /// Ends every lease with `expires_at_ms <= now_ms` and puts its match
+    /// back at the front of the queue with the next attempt number, earliest
+    /// expiry first. Returns the requeued match ids in that order. (Matches
+    /// of cancelled tournaments are dropped instead and not listed.)
+    pub async fn expire(&self, now_ms: u64) -> Result<Vec<String>> {
+        dispatch!(self.expire(now_ms))
+    }
+
+    /// The earliest expiry among current leases, for the coordinator to sleep
+    /// until; `None` when nothing is leased.
+    pub async fn next_expiry(&self) -> Result<Option<u64>> {
+        dispatch!(self.next_expiry())
+    }
+
+    /// Reports a match's result under `lease_id`. The first valid report
+    /// wins: it is [`CompleteOutcome::Accepted`] only if the match has no
+    /// result yet and `lease_id` is its current lease; then the record (and
+    /// replay, if any) is stored, the match is done and the lease ends. A
+    /// report for a finished match is a `Duplicate`, one under an outdated
+    /// lease a `StaleLease`; both change nothing. `record.match_id` must be
+    /// `match_id` ([`StoreError::MismatchedRecord`]).
+    pub async fn complete(
+        &self,
+        match_id: &str,
+        lease_id: &str,
+        record: MatchRecord,
+        replay: Option<Vec<u8>>,
+    ) -> Result<CompleteOutcome> {
+        dispatch!(self.complete(match_id, lease_id, record, replay))
+    }
+
+    /// Ends the current lease after an infrastructure failure (not the bots'
+    /// fault) and puts the match back at the front of the queue with the
+    /// next attempt number, recording `reason`. `false` (and no change) if
+    /// `lease_id` is not the match's current lease.
+    pub async fn fail(&self, match_id: &str, lease_id: &str, reason: &str) -> Result<bool> {
+        dispatch!(self.fail(match_id, lease_id, reason))
+    }
+
+    // Results.
+
+    /// Every accepted result of a tournament, in schedule order.
+    pub async fn results(&self, tournament: &str) -> Result<Vec<MatchRecord>> {
+        dispatch!(self.results(tournament))
+    }
+
+    /// The replay stored with a match's accepted result.
+    pub async fn replay(&self, match_id: &str) -> Result<Option<Vec<u8>>> {
+        dispatch!(self.replay(match_id))
+    }
+
+    /// Match counts by state.
+    pub async fn status(&self, tournament: &str) -> Result<Status> {
+        dispatch!(self.status(tournament))
+    }
+
+    /// Every match of a tournament, in schedule order.
+    pub async fn matches(&self, tournament: &str) -> Result<Vec<MatchInfo>> {
+        dispatch!(self.matches(tournament))
+    }
+
+    // Workers.
+
+    /// Records a worker (replacing an earlier registration under the same
+    /// id) as alive at `now_ms`.
+    pub async fn register_worker(&self, info: WorkerInfo, now_ms: u64) -> Result<()> {
+        dispatch!(self.register_worker(info, now_ms))
+    }
+
+    /// Records that a worker is alive at `now_ms` and has built `cached`.
+    /// `false` if it never registered (it should register again, e.g. after
+    /// the memory store restarted).
+    pub async fn heartbeat_worker(
+        &self,
+        id: &str,
+        now_ms: u64,
+        cached: Vec<EntrantId>,
+    ) -> Result<bool> {
+        dispatch!(self.heartbeat_worker(id, now_ms, cached))
+    }
+
+    /// Workers heard from within `alive_within_ms` before `now_ms`
+    /// (inclusive), sorted by id.
+    pub async fn workers(&self, now_ms: u64, alive_within_ms: u64) -> Result<Vec<WorkerInfo>> {
+        dispatch!(self.workers(now_ms, alive_within_ms))
+    }
+
+    // Submissions.
+
+    /// Stores a submission archive under its sha256 (lowercase hex), which
+    /// is checked ([`StoreError::HashMismatch`]). Storing it again is a no-op.
+    pub async fn put_submission(&self, hash: &str, bytes: Vec<u8>) -> Result<()> {
+        dispatch!(self.put_submission(hash, bytes))
+    }
+
+    /// A submission archive by hash.
+    pub async fn get_submission(&self, hash: &str) -> Result<Option<Vec<u8>>> {
+        dispatch!(self.get_submission(hash))
+    }
+
+    /// Whether a submission archive is stored.
+    pub async fn has_submission(&self, hash: &str) -> Result<bool> {
+        dispatch!(self.has_submission(hash))
+    }
+}
+
+/// A lease's expiry; saturates rather than wrapping on absurd inputs.
+fn expiry(now_ms: u64, ttl_ms: u64) -> u64 {
+    now_ms.saturating_add(ttl_ms)
+}
+
+/// The record must describe the match it is reported for.
+fn check_record(match_id: &str, record: &MatchRecord) -> Result<()> {
+    if record.match_id == match_id {
+        Ok(())
+    } else {
+        Err(StoreError::MismatchedRecord {
+            match_id: match_id.to_owned(),
+            record: record.match_id.clone(),
+        })
+    }
+}
+
+/// Submissions are content-addressed: the name must be the bytes' sha256.
+fn check_submission_hash(hash: &str, bytes: &[u8]) -> Result<()> {
+    let actual: String = Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if actual == hash {
+        Ok(())
+    } else {
+        Err(StoreError::HashMismatch {
+            expected: hash.to_owned(),
+            actual,
+        })
+    }
+}

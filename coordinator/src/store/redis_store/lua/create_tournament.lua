@@ -1,0 +1,24 @@
+-- Creates a tournament unless its id is taken.
+--
+-- KEYS[1]: arena:tournaments        SET of tournament ids
+-- KEYS[2]: arena:spec:{tournament}  STRING, the spec JSON
+-- KEYS[3]: arena:cancelled          SET of cancelled tournament ids
+-- ARGV[1]: tournament id
+-- ARGV[2]: spec JSON
+-- ARGV[3]: "1" to create it already cancelled, "0" otherwise
+-- Returns: 1 if created, 0 if the id was taken (nothing written).
+
+local id = ARGV[1]
+
+-- Validate.
+if redis.call('SISMEMBER', KEYS[1], id) == 1 then
+    return 0
+end
+
+-- Mutate.
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('SADD', KEYS[1], id)
+if ARGV[3] == '1' then
+    redis.call('SADD', KEYS[3], id)
+end
+return 1

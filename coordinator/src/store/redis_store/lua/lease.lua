@@ -1,0 +1,75 @@
+-- Leases a queued match to a worker: the head of the queue, unless one of
+-- the first ARGV[3] queued matches has every entrant in the worker's cache,
+-- in which case the first such match.
+--
+-- KEYS[1]:  arena:queue             LIST of queued match ids
+-- KEYS[2]:  arena:match_seats       HASH match -> seats JSON array
+-- KEYS[3]:  arena:match_state       HASH match -> state
+-- KEYS[4]:  arena:match_attempt     HASH match -> attempt
+-- KEYS[5]:  arena:match_lease       HASH match -> current lease id
+-- KEYS[6]:  arena:match_worker      HASH match -> worker holding the lease
+-- KEYS[7]:  arena:lease_match       HASH lease id -> match
+-- KEYS[8]:  arena:leases            ZSET lease id scored by expiry (ms)
+-- KEYS[9]:  arena:lease_seq         STRING counter for lease ids
+-- KEYS[10]: arena:match_tournament  HASH match -> tournament
+-- KEYS[11]: arena:match_round       HASH match -> round
+-- KEYS[12]: arena:match_pairing     HASH match -> pairing JSON
+-- ARGV[1]: worker id
+-- ARGV[2]: expiry of the new lease (ms)
+-- ARGV[3]: how many queued matches to look through for a cached one
+-- ARGV[4 ..]: entrant ids the worker has built
+-- Returns: nil if the queue is empty, else
+--   {lease id, match id, attempt, tournament, round, pairing JSON}
+
+local worker = ARGV[1]
+
+-- Choose.
+local head = redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[3]) - 1)
+if #head == 0 then
+    return false
+end
+local chosen = head[1]
+if #ARGV >= 4 then
+    local cached = {}
+    for i = 4, #ARGV do
+        cached[ARGV[i]] = true
+    end
+    for _, id in ipairs(head) do
+        local seats = redis.call('HGET', KEYS[2], id)
+        if seats then
+            local all = true
+            for _, entrant in ipairs(cjson.decode(seats)) do
+                if not cached[entrant] then
+                    all = false
+                    break
+                end
+            end
+            if all then
+                chosen = id
+                break
+            end
+        end
+    end
+end
+
+-- Validate: only a queued match may sit in the queue.
+if redis.call('HGET', KEYS[3], chosen) ~= 'queued' then
+    return redis.error_reply('ARENA_CORRUPT queue holds ' .. chosen .. ', which is not queued')
+end
+
+-- Mutate.
+local lease = worker .. '#' .. redis.call('INCR', KEYS[9])
+redis.call('LREM', KEYS[1], 1, chosen)
+redis.call('HSET', KEYS[3], chosen, 'leased')
+redis.call('HSET', KEYS[5], chosen, lease)
+redis.call('HSET', KEYS[6], chosen, worker)
+redis.call('HSET', KEYS[7], lease, chosen)
+redis.call('ZADD', KEYS[8], ARGV[2], lease)
+return {
+    lease,
+    chosen,
+    redis.call('HGET', KEYS[4], chosen),
+    redis.call('HGET', KEYS[10], chosen),
+    redis.call('HGET', KEYS[11], chosen),
+    redis.call('HGET', KEYS[12], chosen),
+}

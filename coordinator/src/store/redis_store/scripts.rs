@@ -1,0 +1,48 @@
+//! The Lua scripts, each compiled into the binary and hashed once per
+//! process. `Script::invoke_async` sends `EVALSHA` and falls back to loading
+//! the source when the server answers `NOSCRIPT` (after a Redis restart or
+//! `SCRIPT FLUSH`), so nothing has to be loaded up front.
+//!
+//! Every script that changes state checks all of its conditions before its
+//! first write: Redis does not roll a script back when it errors halfway, so
+//! "validate, then mutate" is what makes each one all-or-nothing.
+
+use std::sync::LazyLock;
+
+use redis::Script;
+
+/// One handle per script; see each `.lua` file's header for its
+/// KEYS/ARGV contract.
+pub(super) struct Scripts {
+    /// `lua/create_tournament.lua`.
+    pub create_tournament: Script,
+    /// `lua/schedule_round.lua`.
+    pub schedule_round: Script,
+    /// `lua/cancel.lua`.
+    pub cancel: Script,
+    /// `lua/lease.lua`.
+    pub lease: Script,
+    /// `lua/extend.lua`.
+    pub extend: Script,
+    /// `lua/expire.lua`.
+    pub expire: Script,
+    /// `lua/complete.lua`.
+    pub complete: Script,
+    /// `lua/fail.lua`.
+    pub fail: Script,
+    /// `lua/heartbeat.lua`.
+    pub heartbeat: Script,
+}
+
+/// The scripts, hashed on first use.
+pub(super) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
+    create_tournament: Script::new(include_str!("lua/create_tournament.lua")),
+    schedule_round: Script::new(include_str!("lua/schedule_round.lua")),
+    cancel: Script::new(include_str!("lua/cancel.lua")),
+    lease: Script::new(include_str!("lua/lease.lua")),
+    extend: Script::new(include_str!("lua/extend.lua")),
+    expire: Script::new(include_str!("lua/expire.lua")),
+    complete: Script::new(include_str!("lua/complete.lua")),
+    fail: Script::new(include_str!("lua/fail.lua")),
+    heartbeat: Script::new(include_str!("lua/heartbeat.lua")),
+});

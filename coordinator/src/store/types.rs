@@ -1,0 +1,171 @@
+//! The values that go into and come out of a store. Both backends speak
+//! exactly these types, so the conformance suite can compare them directly.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{EntrantId, Format, MatchLimits, Pairing};
+
+/// One entrant as the tournament was created with it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entrant {
+    /// The submission's content hash; also the entrant's identity in pairings.
+    pub id: EntrantId,
+    /// Display name, only for people reading standings.
+    pub name: String,
+}
+
+/// Everything needed to recreate a tournament after a restart.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentSpec {
+    /// Unique id chosen by whoever creates the tournament.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// The game every match is played in (an engine game id).
+    pub game: String,
+    /// Round robin or Swiss, with that format's parameters.
+    pub format: Format,
+    /// Seats per match.
+    pub seats: usize,
+    /// Seed the schedulers derive every map seed from.
+    pub base_seed: u64,
+    /// The field, in registration order.
+    pub entrants: Vec<Entrant>,
+    /// Whether the tournament has been cancelled. On read this reflects
+    /// [`Store::cancel`](super::Store::cancel); passing `true` to
+    /// `create_tournament` creates it already cancelled.
+    pub cancelled: bool,
+    /// The runner's limits for every match of the tournament.
+    #[serde(default)]
+    pub limits: MatchLimits,
+}
+
+/// A match handed to [`Store::schedule_round`](super::Store::schedule_round).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScheduledMatch {
+    /// Globally unique: results and leases refer to a match by this id alone,
+    /// so two tournaments must never reuse one.
+    pub match_id: String,
+    /// Who plays, in seat order, on which map.
+    pub pairing: Pairing,
+}
+
+/// A worker's claim on one queued match, valid until `expires_at_ms` unless
+/// extended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    /// Unique per lease, never reused; results must quote it.
+    pub lease_id: String,
+    /// The match to play.
+    pub match_id: String,
+    /// The tournament the match belongs to.
+    pub tournament: String,
+    /// The round the match was scheduled in.
+    pub round: u32,
+    /// Who plays, in seat order, on which map.
+    pub pairing: Pairing,
+    /// 1 for the first lease of a match; each expiry or failure adds one.
+    pub attempt: u32,
+    /// The caller's clock (the `now_ms` it passed) plus the ttl.
+    pub expires_at_ms: u64,
+}
+
+/// What happened to a reported result. Only `Accepted` changed anything;
+/// the others are answers, not errors, because a worker retrying a report
+/// or reporting after its lease expired is ordinary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CompleteOutcome {
+    /// The first valid result: stored, the match is done, the lease is gone.
+    Accepted,
+    /// The match already has a result; this one was dropped.
+    Duplicate,
+    /// The match has no result yet, but this lease is no longer its current
+    /// one (it expired or failed, and the match was requeued or reassigned).
+    StaleLease,
+    /// No such match.
+    Unknown,
+}
+
+/// Counts over one tournament's matches.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Status {
+    /// Matches scheduled so far, in all rounds.
+    pub total: usize,
+    /// Waiting for a worker.
+    pub queued: usize,
+    /// Held by a worker.
+    pub leased: usize,
+    /// With an accepted result.
+    pub done: usize,
+    /// Dropped unplayed because the tournament was cancelled.
+    pub dropped: usize,
+    /// Rounds scheduled so far; also the number of the next round to schedule.
+    pub rounds_scheduled: u32,
+    /// Whether the tournament has been cancelled.
+    pub cancelled: bool,
+}
+
+/// Where one match stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MatchState {
+    /// Waiting in the queue.
+    Queued,
+    /// Held by `worker` under its `attempt`-th lease.
+    Leased {
+        /// The worker holding the current lease.
+        worker: String,
+        /// Which lease of this match it is (1-based).
+        attempt: u32,
+    },
+    /// Finished with an accepted result.
+    Done {
+        /// Why the game ended, from the record.
+        reason: String,
+        /// Each seat's rank, in seat order.
+        ranks: Vec<u32>,
+    },
+    /// Never played: the tournament was cancelled while it was queued, or its
+    /// lease ran out after the cancel.
+    Dropped,
+}
+
+/// One match of a tournament, for operators and the status page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MatchInfo {
+    /// The match's id.
+    pub match_id: String,
+    /// The round it was scheduled in.
+    pub round: u32,
+    /// Who plays, in seat order, on which map.
+    pub pairing: Pairing,
+    /// Where it stands.
+    pub state: MatchState,
+    /// The current or next lease's attempt number (1-based).
+    pub attempt: u32,
+    /// Why the previous attempt ended without a result (a failure reason
+    /// from [`Store::fail`](super::Store::fail), or "lease expired").
+    pub last_error: Option<String>,
+}
+
+/// A worker as it registered, with the entrants it has built so far.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerInfo {
+    /// Unique worker id; lease ids embed it.
+    pub id: String,
+    /// Cores it offers to matches.
+    pub cores: u32,
+    /// Memory it offers to matches, in MiB.
+    pub memory_mb: u64,
+    /// The build environment it runs submissions in.
+    pub environment_id: String,
+    /// Entrants it has already built, as of its last heartbeat.
+    pub cached: Vec<EntrantId>,
+}
+
+/// The reason recorded on a match whose lease ran out.
+pub const LEASE_EXPIRED: &str = "lease expired";
+
+/// How many queued matches, from the front, `lease` looks through for one
+/// whose entrants the worker already has built. Bounded so that a worker with
+/// a warm cache cannot starve the oldest match for long.
+pub const LEASE_PREFERENCE_WINDOW: usize = 16;

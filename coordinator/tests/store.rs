@@ -1,0 +1,1075 @@
+//! The store conformance suite: every test is an async fn over a [`Store`],
+//! and `conformance!` stamps each one out twice, once on a fresh
+//! `MemoryStore` and once on a `RedisStore` connected to a redis-server of
+//! its own (on a unix socket in a temp dir, killed when the test ends, even
+//! by a panic). Time is the `now_ms` the tests pass in, so nothing sleeps.
+//!
+//! Redis-only tests at the bottom cover what only Redis can do: survive a
+//! reconnect, and write only keys the key layout documents.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arena_coordinator::model::{Format, MatchRecord, Pairing, SeatResult};
+use arena_coordinator::store::{
+    CompleteOutcome, Entrant, MatchInfo, MatchState, RedisStore, ScheduledMatch, Status, Store,
+    StoreError, TournamentSpec, WorkerInfo, keys,
+};
+use sha2::{Digest, Sha256};
+
+/// Stamps each named test for both backends.
+macro_rules! conformance {
+    ($($test:ident),* $(,)?) => {
+        mod memory_backend {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $test() {
+                    super::$test(arena_coordinator::store::Store::memory()).await;
+                }
+            )*
+        }
+        mod redis_backend {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $test() {
+                    let server = super::RedisServer::start();
+                    super::$test(server.store().await).await;
+                }
+            )*
+        }
+    };
+}
+
+conformance!(
+    tournaments_create_get_and_refuse_duplicates,
+    schedule_round_is_idempotent_and_ordered,
+    unknown_tournaments_are_errors,
+    lease_takes_the_oldest_match_first,
+    lease_prefers_cached_entrants,
+    lease_preference_is_limited_to_the_window,
+    extend_then_expire_requeues_at_the_front,
+    expire_requeues_earliest_expiry_first,
+    next_expiry_follows_the_earliest_lease,
+    complete_accepts_once_then_reports_duplicates,
+    stale_lease_results_are_dropped,
+    fail_requeues_at_the_front,
+    cancel_drops_the_queue_and_stops_extensions,
+    status_and_matches_count_every_state,
+    submissions_round_trip,
+    workers_alive_window,
+    concurrent_completes_accept_exactly_one,
+);
+
+// Fixtures.
+
+const HOUR: u64 = 3_600_000;
+
+fn spec(id: &str) -> TournamentSpec {
+    TournamentSpec {
+        id: id.to_owned(),
+        name: format!("Tournament {id}"),
+        game: "generals".to_owned(),
+        format: Format::RoundRobin {
+            cycles: 1,
+            games_per_pairing: 2,
+        },
+        seats: 2,
+        limits: Default::default(),
+        // Above 2^53, to catch any backend that passes seeds through a double.
+        base_seed: u64::MAX - 7,
+        entrants: ["a", "b", "c", "d"]
+            .iter()
+            .map(|id| Entrant {
+                id: (*id).to_owned(),
+                name: format!("bot {id}"),
+            })
+            .collect(),
+        cancelled: false,
+    }
+}
+
+fn pairing(seats: &[&str], seed: u64) -> Pairing {
+    Pairing {
+        seats: seats.iter().map(|s| (*s).to_owned()).collect(),
+        seed,
+    }
+}
+
+fn scheduled(match_id: &str, seats: &[&str]) -> ScheduledMatch {
+    ScheduledMatch {
+        match_id: match_id.to_owned(),
+        pairing: pairing(seats, u64::MAX - 1),
+    }
+}
+
+fn record(match_id: &str, round: u32, turns: u32) -> MatchRecord {
+    MatchRecord {
+        match_id: match_id.to_owned(),
+        round,
+        seats: vec![
+            SeatResult {
+                entrant: "a".to_owned(),
+                rank: 0,
+                moves: turns,
+                ..SeatResult::default()
+            },
+            SeatResult {
+                entrant: "b".to_owned(),
+                rank: 1,
+                moves: turns,
+                ..SeatResult::default()
+            },
+        ],
+        reason: "general_captured".to_owned(),
+        turns,
+    }
+}
+
+fn owned(ids: &[&str]) -> Vec<String> {
+    ids.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// Creates tournament `t` with one round of matches `m0..mN` over `seats`.
+async fn with_round(store: &Store, t: &str, matches: &[(&str, &[&str])]) {
+    store.create_tournament(spec(t)).await.unwrap();
+    let round = matches
+        .iter()
+        .map(|(id, seats)| scheduled(id, seats))
+        .collect();
+    assert!(store.schedule_round(t, 0, round, vec![]).await.unwrap());
+}
+
+const AB: &[&str] = &["a", "b"];
+const CD: &[&str] = &["c", "d"];
+const AC: &[&str] = &["a", "c"];
+
+// The suite.
+
+async fn tournaments_create_get_and_refuse_duplicates(store: Store) {
+    assert_eq!(store.tournament("t1").await.unwrap(), None);
+    assert!(store.tournaments().await.unwrap().is_empty());
+
+    store.create_tournament(spec("t2")).await.unwrap();
+    store.create_tournament(spec("t1")).await.unwrap();
+    assert_eq!(store.tournament("t1").await.unwrap(), Some(spec("t1")));
+    assert_eq!(store.tournaments().await.unwrap(), owned(&["t1", "t2"]));
+
+    let mut renamed = spec("t1");
+    renamed.name = "other".to_owned();
+    let err = store.create_tournament(renamed).await.unwrap_err();
+    assert!(
+        matches!(&err, StoreError::AlreadyExists(id) if id == "t1"),
+        "{err:?}"
+    );
+    assert_eq!(store.tournament("t1").await.unwrap(), Some(spec("t1")));
+
+    let mut cancelled = spec("t3");
+    cancelled.cancelled = true;
+    store.create_tournament(cancelled.clone()).await.unwrap();
+    assert_eq!(store.tournament("t3").await.unwrap(), Some(cancelled));
+}
+
+async fn schedule_round_is_idempotent_and_ordered(store: Store) {
+    store.create_tournament(spec("t")).await.unwrap();
+    assert_eq!(store.rounds_scheduled("t").await.unwrap(), 0);
+    let round0 = vec![scheduled("t-0-0", AB), scheduled("t-0-1", CD)];
+
+    assert!(
+        store
+            .schedule_round("t", 0, round0.clone(), owned(&["e"]))
+            .await
+            .unwrap()
+    );
+    // A restarted coordinator repeating its step: nothing changes.
+    assert!(
+        !store
+            .schedule_round("t", 0, round0, owned(&["e"]))
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.rounds_scheduled("t").await.unwrap(), 1);
+    assert_eq!(store.status("t").await.unwrap().total, 2);
+    assert_eq!(store.status("t").await.unwrap().queued, 2);
+    assert_eq!(store.byes("t").await.unwrap(), vec![(0, "e".to_owned())]);
+
+    let err = store
+        .schedule_round("t", 2, vec![], vec![])
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            StoreError::RoundOutOfOrder {
+                expected: 1,
+                got: 2,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let reused = vec![scheduled("t-1-0", AB), scheduled("t-0-1", AC)];
+    let err = store
+        .schedule_round("t", 1, reused, vec![])
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, StoreError::DuplicateMatch(id) if id == "t-0-1"),
+        "{err:?}"
+    );
+    let twice = vec![scheduled("t-1-0", AB), scheduled("t-1-0", AC)];
+    let err = store
+        .schedule_round("t", 1, twice, vec![])
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, StoreError::DuplicateMatch(id) if id == "t-1-0"),
+        "{err:?}"
+    );
+    // Refused rounds wrote nothing.
+    assert_eq!(store.rounds_scheduled("t").await.unwrap(), 1);
+    assert_eq!(store.status("t").await.unwrap().total, 2);
+
+    let round1 = vec![scheduled("t-1-0", AC)];
+    assert!(
+        store
+            .schedule_round("t", 1, round1, owned(&["b", "d"]))
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.rounds_scheduled("t").await.unwrap(), 2);
+    assert_eq!(
+        store.byes("t").await.unwrap(),
+        vec![
+            (0, "e".to_owned()),
+            (1, "b".to_owned()),
+            (1, "d".to_owned())
+        ]
+    );
+    let ids: Vec<_> = store
+        .matches("t")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.match_id, m.round))
+        .collect();
+    assert_eq!(
+        ids,
+        vec![
+            ("t-0-0".into(), 0),
+            ("t-0-1".into(), 0),
+            ("t-1-0".into(), 1)
+        ]
+    );
+
+    let err = store
+        .schedule_round("nope", 0, vec![], vec![])
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::UnknownTournament(_)), "{err:?}");
+}
+
+async fn unknown_tournaments_are_errors(store: Store) {
+    fn unknown<T: std::fmt::Debug>(result: Result<T, StoreError>) {
+        let err = result.unwrap_err();
+        assert!(
+            matches!(&err, StoreError::UnknownTournament(id) if id == "x"),
+            "{err:?}"
+        );
+    }
+    unknown(store.rounds_scheduled("x").await);
+    unknown(store.byes("x").await);
+    unknown(store.results("x").await);
+    unknown(store.status("x").await);
+    unknown(store.matches("x").await);
+    unknown(store.cancel("x").await);
+}
+
+async fn lease_takes_the_oldest_match_first(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD), ("m2", AC)]).await;
+    let mut lease_ids = Vec::new();
+    for (i, expected) in ["m0", "m1", "m2"].into_iter().enumerate() {
+        let lease = store.lease("w1", 1000, 500, &[]).await.unwrap().unwrap();
+        assert_eq!(lease.match_id, expected);
+        assert_eq!(lease.tournament, "t");
+        assert_eq!(lease.round, 0);
+        assert_eq!(lease.attempt, 1);
+        assert_eq!(lease.expires_at_ms, 1500);
+        assert_eq!(lease.pairing, scheduled(expected, [AB, CD, AC][i]).pairing);
+        lease_ids.push(lease.lease_id);
+    }
+    assert_eq!(store.lease("w1", 1000, 500, &[]).await.unwrap(), None);
+    lease_ids.sort();
+    lease_ids.dedup();
+    assert_eq!(lease_ids.len(), 3, "lease ids must be unique");
+}
+
+async fn lease_prefers_cached_entrants(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD), ("m2", AC)]).await;
+    // Both of m1's entrants are built; m0 would need a build of b.
+    let cd = owned(&["c", "d"]);
+    assert_eq!(
+        store
+            .lease("w", 0, 10, &cd)
+            .await
+            .unwrap()
+            .unwrap()
+            .match_id,
+        "m1"
+    );
+    // Only m2 is fully cached among what's left.
+    let ac = owned(&["a", "c", "x"]);
+    assert_eq!(
+        store
+            .lease("w", 0, 10, &ac)
+            .await
+            .unwrap()
+            .unwrap()
+            .match_id,
+        "m2"
+    );
+    // Nothing cached fits: the oldest.
+    let none = owned(&["z"]);
+    assert_eq!(
+        store
+            .lease("w", 0, 10, &none)
+            .await
+            .unwrap()
+            .unwrap()
+            .match_id,
+        "m0"
+    );
+}
+
+async fn lease_preference_is_limited_to_the_window(store: Store) {
+    store.create_tournament(spec("t")).await.unwrap();
+    let mut round: Vec<_> = (0..20)
+        .map(|i| scheduled(&format!("m{i:02}"), AB))
+        .collect();
+    round[16] = scheduled("m16", CD); // just past the 16-match window
+    round[15] = scheduled("m15", AC);
+    store.schedule_round("t", 0, round, vec![]).await.unwrap();
+
+    let cd = owned(&["c", "d"]);
+    assert_eq!(
+        store
+            .lease("w", 0, 10, &cd)
+            .await
+            .unwrap()
+            .unwrap()
+            .match_id,
+        "m00"
+    );
+    // m15 is now 15th in the queue, inside the window.
+    let ac = owned(&["a", "c"]);
+    assert_eq!(
+        store
+            .lease("w", 0, 10, &ac)
+            .await
+            .unwrap()
+            .unwrap()
+            .match_id,
+        "m15"
+    );
+    // With m00 and m15 gone, m16 is 15th: inside the window now.
+    assert_eq!(
+        store
+            .lease("w", 0, 10, &cd)
+            .await
+            .unwrap()
+            .unwrap()
+            .match_id,
+        "m16"
+    );
+}
+
+async fn extend_then_expire_requeues_at_the_front(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
+    let lease = store.lease("w1", 0, 100, &[]).await.unwrap().unwrap();
+    assert_eq!(store.next_expiry().await.unwrap(), Some(100));
+
+    assert!(store.extend(&lease.lease_id, 50, 100).await.unwrap());
+    assert_eq!(store.next_expiry().await.unwrap(), Some(150));
+    assert!(store.expire(149).await.unwrap().is_empty());
+    assert!(
+        !store.extend("w1#999", 60, 100).await.unwrap(),
+        "unknown lease"
+    );
+
+    // Live while now < expiry: at the expiry it can no longer be extended,
+    // and expire takes it.
+    assert!(!store.extend(&lease.lease_id, 150, 100).await.unwrap());
+    assert_eq!(store.expire(150).await.unwrap(), owned(&["m0"]));
+    assert_eq!(store.next_expiry().await.unwrap(), None);
+    assert!(!store.extend(&lease.lease_id, 151, 100).await.unwrap());
+    assert!(
+        store.expire(10_000).await.unwrap().is_empty(),
+        "expired once"
+    );
+
+    // m0 went back in front of m1, one attempt later.
+    let again = store.lease("w2", 200, 100, &[]).await.unwrap().unwrap();
+    assert_eq!((again.match_id.as_str(), again.attempt), ("m0", 2));
+    assert_ne!(again.lease_id, lease.lease_id);
+    let info = &store.matches("t").await.unwrap()[0];
+    assert_eq!(info.last_error.as_deref(), Some("lease expired"));
+    assert_eq!(
+        info.state,
+        MatchState::Leased {
+            worker: "w2".into(),
+            attempt: 2
+        }
+    );
+}
+
+async fn expire_requeues_earliest_expiry_first(store: Store) {
+    with_round(
+        &store,
+        "t",
+        &[("m0", AB), ("m1", CD), ("m2", AC), ("m3", AB)],
+    )
+    .await;
+    for ttl in [300, 100, 200] {
+        store.lease("w", 0, ttl, &[]).await.unwrap().unwrap();
+    }
+    assert_eq!(store.expire(250).await.unwrap(), owned(&["m1", "m2"]));
+    assert_eq!(store.expire(1000).await.unwrap(), owned(&["m0"]));
+    // Queue now: m0 (requeued last, at the front), m1, m2, then m3.
+    let mut leased = Vec::new();
+    while let Some(lease) = store.lease("w", 2000, 10, &[]).await.unwrap() {
+        leased.push(lease.match_id);
+    }
+    assert_eq!(leased, owned(&["m0", "m1", "m2", "m3"]));
+}
+
+async fn next_expiry_follows_the_earliest_lease(store: Store) {
+    assert_eq!(store.next_expiry().await.unwrap(), None);
+    with_round(&store, "t", &[("m0", AB), ("m1", CD), ("m2", AC)]).await;
+    let l0 = store.lease("w", 1000, 500, &[]).await.unwrap().unwrap();
+    let l1 = store.lease("w", 1000, 200, &[]).await.unwrap().unwrap();
+    assert_eq!(store.next_expiry().await.unwrap(), Some(1200));
+    let outcome = store.complete("m1", &l1.lease_id, record("m1", 0, 9), None);
+    assert_eq!(outcome.await.unwrap(), CompleteOutcome::Accepted);
+    assert_eq!(store.next_expiry().await.unwrap(), Some(1500));
+    assert!(store.fail("m0", &l0.lease_id, "worker lost").await.unwrap());
+    assert_eq!(store.next_expiry().await.unwrap(), None);
+}
+
+async fn complete_accepts_once_then_reports_duplicates(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
+    let lease = store.lease("w", 0, 100, &[]).await.unwrap().unwrap();
+    let replay: Vec<u8> = (0..=255).cycle().take(100_000).collect();
+
+    let err = store
+        .complete("m0", &lease.lease_id, record("m1", 0, 5), None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, StoreError::MismatchedRecord { .. }),
+        "{err:?}"
+    );
+
+    let first = store.complete(
+        "m0",
+        &lease.lease_id,
+        record("m0", 0, 5),
+        Some(replay.clone()),
+    );
+    assert_eq!(first.await.unwrap(), CompleteOutcome::Accepted);
+    // The worker retries its report, with different content even: dropped.
+    let retry = store.complete("m0", &lease.lease_id, record("m0", 0, 6), Some(vec![1]));
+    assert_eq!(retry.await.unwrap(), CompleteOutcome::Duplicate);
+
+    assert_eq!(store.results("t").await.unwrap(), vec![record("m0", 0, 5)]);
+    assert_eq!(store.replay("m0").await.unwrap(), Some(replay));
+    assert_eq!(store.replay("m1").await.unwrap(), None);
+    assert!(!store.extend(&lease.lease_id, 10, 100).await.unwrap());
+    assert!(!store.fail("m0", &lease.lease_id, "late").await.unwrap());
+    assert!(store.expire(1000).await.unwrap().is_empty());
+
+    let unknown = store.complete("zz", &lease.lease_id, record("zz", 0, 1), None);
+    assert_eq!(unknown.await.unwrap(), CompleteOutcome::Unknown);
+    // m1 is queued, not leased: no lease is current.
+    let queued = store.complete("m1", "w#1", record("m1", 0, 1), None);
+    assert_eq!(queued.await.unwrap(), CompleteOutcome::StaleLease);
+
+    // Without a replay, nothing is stored for it.
+    let l1 = store.lease("w", 0, 100, &[]).await.unwrap().unwrap();
+    let done = store.complete("m1", &l1.lease_id, record("m1", 0, 7), None);
+    assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
+    assert_eq!(store.replay("m1").await.unwrap(), None);
+    assert_eq!(
+        store.results("t").await.unwrap(),
+        vec![record("m0", 0, 5), record("m1", 0, 7)]
+    );
+}
+
+async fn stale_lease_results_are_dropped(store: Store) {
+    with_round(&store, "t", &[("m0", AB)]).await;
+    let old = store.lease("slow", 0, 100, &[]).await.unwrap().unwrap();
+    assert_eq!(store.expire(100).await.unwrap(), owned(&["m0"]));
+    let new = store.lease("fast", 150, 100, &[]).await.unwrap().unwrap();
+    assert_eq!(new.attempt, 2);
+
+    // The slow worker reports while the match is leased to someone else.
+    let late = store.complete(
+        "m0",
+        &old.lease_id,
+        record("m0", 0, 1),
+        Some(b"old".to_vec()),
+    );
+    assert_eq!(late.await.unwrap(), CompleteOutcome::StaleLease);
+    assert_eq!(store.status("t").await.unwrap().leased, 1);
+    assert!(store.results("t").await.unwrap().is_empty());
+    assert_eq!(store.replay("m0").await.unwrap(), None);
+
+    let winner = store.complete(
+        "m0",
+        &new.lease_id,
+        record("m0", 0, 2),
+        Some(b"new".to_vec()),
+    );
+    assert_eq!(winner.await.unwrap(), CompleteOutcome::Accepted);
+    // And again after the match is done: acknowledged, dropped.
+    let later = store.complete(
+        "m0",
+        &old.lease_id,
+        record("m0", 0, 3),
+        Some(b"old".to_vec()),
+    );
+    assert_eq!(later.await.unwrap(), CompleteOutcome::Duplicate);
+    assert_eq!(store.results("t").await.unwrap(), vec![record("m0", 0, 2)]);
+    assert_eq!(store.replay("m0").await.unwrap(), Some(b"new".to_vec()));
+}
+
+async fn fail_requeues_at_the_front(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
+    let lease = store.lease("w", 0, 100, &[]).await.unwrap().unwrap();
+    assert!(!store.fail("m0", "w#nope", "wrong lease").await.unwrap());
+    assert!(
+        !store
+            .fail("m1", &lease.lease_id, "wrong match")
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .fail("zz", &lease.lease_id, "unknown match")
+            .await
+            .unwrap()
+    );
+
+    assert!(
+        store
+            .fail("m0", &lease.lease_id, "sandbox setup failed")
+            .await
+            .unwrap()
+    );
+    assert!(!store.fail("m0", &lease.lease_id, "again").await.unwrap());
+    let info = &store.matches("t").await.unwrap()[0];
+    assert_eq!(info.state, MatchState::Queued);
+    assert_eq!(info.attempt, 2);
+    assert_eq!(info.last_error.as_deref(), Some("sandbox setup failed"));
+
+    let again = store.lease("w", 10, 100, &[]).await.unwrap().unwrap();
+    assert_eq!((again.match_id.as_str(), again.attempt), ("m0", 2));
+    let stale = store.complete("m0", &lease.lease_id, record("m0", 0, 1), None);
+    assert_eq!(stale.await.unwrap(), CompleteOutcome::StaleLease);
+}
+
+async fn cancel_drops_the_queue_and_stops_extensions(store: Store) {
+    with_round(
+        &store,
+        "t",
+        &[("m0", AB), ("m1", CD), ("m2", AC), ("m3", AB)],
+    )
+    .await;
+    with_round(&store, "other", &[("o0", AB)]).await;
+    let l0 = store.lease("w", 0, 100, &[]).await.unwrap().unwrap();
+    let l1 = store.lease("w", 0, 100, &[]).await.unwrap().unwrap();
+    let l2 = store.lease("w", 0, 100, &[]).await.unwrap().unwrap();
+    let done = store.complete("m0", &l0.lease_id, record("m0", 0, 4), None);
+    assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
+
+    assert_eq!(store.cancel("t").await.unwrap(), 1, "only m3 was queued");
+    assert_eq!(
+        store.cancel("t").await.unwrap(),
+        0,
+        "cancelling twice is harmless"
+    );
+    assert!(store.tournament("t").await.unwrap().unwrap().cancelled);
+    assert!(!store.extend(&l1.lease_id, 10, 100).await.unwrap());
+
+    // The other tournament's match is all that's left to lease.
+    let o0 = store.lease("w", 10, 100, &[]).await.unwrap().unwrap();
+    assert_eq!(o0.match_id, "o0");
+    assert_eq!(store.lease("w", 10, 100, &[]).await.unwrap(), None);
+
+    // A result under a lease still running is kept; a lease that fails or
+    // runs out drops its match instead of requeueing it.
+    let late = store.complete("m1", &l1.lease_id, record("m1", 0, 5), None);
+    assert_eq!(late.await.unwrap(), CompleteOutcome::Accepted);
+    assert!(store.fail("m2", &l2.lease_id, "worker lost").await.unwrap());
+    assert_eq!(store.expire(1000).await.unwrap(), owned(&["o0"]));
+    assert_eq!(
+        store
+            .lease("w", 1000, 100, &[])
+            .await
+            .unwrap()
+            .unwrap()
+            .match_id,
+        "o0"
+    );
+
+    assert_eq!(
+        store.status("t").await.unwrap(),
+        Status {
+            total: 4,
+            queued: 0,
+            leased: 0,
+            done: 2,
+            dropped: 2,
+            rounds_scheduled: 1,
+            cancelled: true,
+        }
+    );
+    let states: Vec<_> = store
+        .matches("t")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.state)
+        .collect();
+    assert!(matches!(states[2], MatchState::Dropped));
+    assert!(matches!(states[3], MatchState::Dropped));
+    assert_eq!(
+        store.results("t").await.unwrap(),
+        vec![record("m0", 0, 4), record("m1", 0, 5)]
+    );
+    let err = store
+        .schedule_round("t", 1, vec![], vec![])
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Cancelled(_)), "{err:?}");
+    // Repeating an already scheduled round is still a harmless no-op.
+    assert!(!store.schedule_round("t", 0, vec![], vec![]).await.unwrap());
+    assert!(!store.status("other").await.unwrap().cancelled);
+}
+
+async fn status_and_matches_count_every_state(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD), ("m2", AC)]).await;
+    store
+        .schedule_round("t", 1, vec![scheduled("m3", AB)], vec![])
+        .await
+        .unwrap();
+    let l0 = store.lease("w1", 0, 100, &[]).await.unwrap().unwrap();
+    store.lease("w2", 0, 100, &[]).await.unwrap().unwrap();
+    let done = store.complete("m0", &l0.lease_id, record("m0", 0, 8), None);
+    assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
+
+    assert_eq!(
+        store.status("t").await.unwrap(),
+        Status {
+            total: 4,
+            queued: 2,
+            leased: 1,
+            done: 1,
+            dropped: 0,
+            rounds_scheduled: 2,
+            cancelled: false,
+        }
+    );
+    let matches = store.matches("t").await.unwrap();
+    let summary: Vec<_> = matches
+        .iter()
+        .map(|m| (m.match_id.as_str(), m.round, m.state.clone(), m.attempt))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            (
+                "m0",
+                0,
+                MatchState::Done {
+                    reason: "general_captured".into(),
+                    ranks: vec![0, 1]
+                },
+                1
+            ),
+            (
+                "m1",
+                0,
+                MatchState::Leased {
+                    worker: "w2".into(),
+                    attempt: 1
+                },
+                1
+            ),
+            ("m2", 0, MatchState::Queued, 1),
+            ("m3", 1, MatchState::Queued, 1),
+        ]
+    );
+    assert_eq!(matches[1].pairing, scheduled("m1", CD).pairing);
+    assert!(matches.iter().all(|m| m.last_error.is_none()));
+
+    store.create_tournament(spec("empty")).await.unwrap();
+    assert_eq!(store.status("empty").await.unwrap(), Status::default());
+    assert!(store.matches("empty").await.unwrap().is_empty());
+    assert!(store.results("empty").await.unwrap().is_empty());
+}
+
+async fn submissions_round_trip(store: Store) {
+    let bytes: Vec<u8> = (0..=255).cycle().take(1 << 20).collect();
+    let hash = hex_sha256(&bytes);
+    assert!(!store.has_submission(&hash).await.unwrap());
+    assert_eq!(store.get_submission(&hash).await.unwrap(), None);
+
+    store.put_submission(&hash, bytes.clone()).await.unwrap();
+    store.put_submission(&hash, bytes.clone()).await.unwrap();
+    assert!(store.has_submission(&hash).await.unwrap());
+    assert_eq!(store.get_submission(&hash).await.unwrap(), Some(bytes));
+
+    let empty = hex_sha256(b"");
+    store.put_submission(&empty, Vec::new()).await.unwrap();
+    assert_eq!(
+        store.get_submission(&empty).await.unwrap(),
+        Some(Vec::new())
+    );
+
+    let err = store
+        .put_submission(&hash, b"tampered".to_vec())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::HashMismatch { .. }), "{err:?}");
+    let err = store
+        .put_submission("nothex", b"x".to_vec())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::HashMismatch { .. }), "{err:?}");
+    assert!(!store.has_submission("nothex").await.unwrap());
+}
+
+async fn workers_alive_window(store: Store) {
+    let worker = |id: &str, cached: &[&str]| WorkerInfo {
+        id: id.to_owned(),
+        cores: 8,
+        memory_mb: 16_384,
+        environment_id: "env-1".to_owned(),
+        cached: owned(cached),
+    };
+    store
+        .register_worker(worker("w2", &["a"]), 500)
+        .await
+        .unwrap();
+    store.register_worker(worker("w1", &[]), 0).await.unwrap();
+    assert_eq!(
+        store.workers(1000, 600).await.unwrap(),
+        vec![worker("w2", &["a"])]
+    );
+    // The window is inclusive.
+    assert_eq!(store.workers(1000, 1000).await.unwrap().len(), 2);
+
+    assert!(
+        store
+            .heartbeat_worker("w1", 900, owned(&["b", "c"]))
+            .await
+            .unwrap()
+    );
+    assert!(!store.heartbeat_worker("ghost", 900, vec![]).await.unwrap());
+    assert_eq!(
+        store.workers(1000, 600).await.unwrap(),
+        vec![worker("w1", &["b", "c"]), worker("w2", &["a"])]
+    );
+    assert!(store.workers(HOUR, 600).await.unwrap().is_empty());
+
+    // Registering again replaces the worker.
+    let mut bigger = worker("w1", &[]);
+    bigger.cores = 16;
+    store.register_worker(bigger.clone(), HOUR).await.unwrap();
+    assert_eq!(store.workers(HOUR, 600).await.unwrap(), vec![bigger]);
+}
+
+async fn concurrent_completes_accept_exactly_one(store: Store) {
+    with_round(&store, "t", &[("m0", AB)]).await;
+    let lease = store.lease("w", 0, HOUR, &[]).await.unwrap().unwrap();
+    let tasks: Vec<_> = (0..32u32)
+        .map(|turns| {
+            let store = store.clone();
+            let lease_id = lease.lease_id.clone();
+            tokio::spawn(async move {
+                let replay = Some(turns.to_le_bytes().to_vec());
+                let outcome = store.complete("m0", &lease_id, record("m0", 0, turns), replay);
+                (turns, outcome.await.unwrap())
+            })
+        })
+        .collect();
+    let mut accepted = Vec::new();
+    for task in tasks {
+        let (turns, outcome) = task.await.unwrap();
+        match outcome {
+            CompleteOutcome::Accepted => accepted.push(turns),
+            CompleteOutcome::Duplicate => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(accepted.len(), 1, "{accepted:?}");
+    let winner = accepted[0];
+    assert_eq!(
+        store.results("t").await.unwrap(),
+        vec![record("m0", 0, winner)]
+    );
+    assert_eq!(
+        store.replay("m0").await.unwrap(),
+        Some(winner.to_le_bytes().to_vec())
+    );
+}
+
+fn hex_sha256(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+// Redis only.
+
+/// Everything a coordinator would read back after a restart.
+#[derive(Debug, PartialEq)]
+struct Snapshot {
+    tournaments: Vec<String>,
+    spec: Option<TournamentSpec>,
+    status: Status,
+    matches: Vec<MatchInfo>,
+    results: Vec<MatchRecord>,
+    byes: Vec<(u32, String)>,
+    next_expiry: Option<u64>,
+    workers: Vec<WorkerInfo>,
+    replay: Option<Vec<u8>>,
+    submission: Option<Vec<u8>>,
+}
+
+async fn snapshot(store: &Store) -> Snapshot {
+    Snapshot {
+        tournaments: store.tournaments().await.unwrap(),
+        spec: store.tournament("t").await.unwrap(),
+        status: store.status("t").await.unwrap(),
+        matches: store.matches("t").await.unwrap(),
+        results: store.results("t").await.unwrap(),
+        byes: store.byes("t").await.unwrap(),
+        next_expiry: store.next_expiry().await.unwrap(),
+        workers: store.workers(0, 0).await.unwrap(),
+        replay: store.replay("m0").await.unwrap(),
+        submission: store.get_submission(&hex_sha256(b"bot")).await.unwrap(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_state_survives_a_coordinator_restart() {
+    let server = RedisServer::start();
+    let store = server.store().await;
+    with_round(
+        &store,
+        "t",
+        &[("m0", AB), ("m1", CD), ("m2", AC), ("m3", AB)],
+    )
+    .await;
+    store
+        .schedule_round("t", 1, vec![scheduled("m4", CD)], owned(&["e"]))
+        .await
+        .unwrap();
+    let l0 = store.lease("w", 0, 100, &[]).await.unwrap().unwrap();
+    let l1 = store.lease("w", 0, 500, &[]).await.unwrap().unwrap();
+    let l2 = store.lease("w", 0, 500, &[]).await.unwrap().unwrap();
+    let done = store.complete(
+        "m0",
+        &l0.lease_id,
+        record("m0", 0, 3),
+        Some(b"replay".to_vec()),
+    );
+    assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
+    assert!(
+        store
+            .fail("m2", &l2.lease_id, "oom in sandbox")
+            .await
+            .unwrap()
+    );
+    store
+        .register_worker(
+            WorkerInfo {
+                id: "w".into(),
+                cores: 2,
+                memory_mb: 2048,
+                environment_id: "env".into(),
+                cached: owned(&["a"]),
+            },
+            0,
+        )
+        .await
+        .unwrap();
+    store
+        .put_submission(&hex_sha256(b"bot"), b"bot".to_vec())
+        .await
+        .unwrap();
+    let before = snapshot(&store).await;
+    assert_eq!(before.status.leased, 1);
+    assert_eq!(before.status.queued, 3);
+
+    // The coordinator goes away; Redis also forgets its script cache, as a
+    // Redis restart would, so the new one must load the scripts again.
+    drop(store);
+    let mut admin = redis::Client::open(server.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let () = redis::cmd("SCRIPT").arg("FLUSH").query(&mut admin).unwrap();
+    let store = server.store().await;
+    assert_eq!(snapshot(&store).await, before);
+
+    // It carries on where the old one stopped.
+    assert!(store.extend(&l1.lease_id, 50, 500).await.unwrap());
+    assert!(
+        !store
+            .schedule_round("t", 1, vec![scheduled("m4", CD)], vec![])
+            .await
+            .unwrap()
+    );
+    let requeued = store.lease("w2", 60, 100, &[]).await.unwrap().unwrap();
+    assert_eq!((requeued.match_id.as_str(), requeued.attempt), ("m2", 2));
+    assert!(
+        ![&l0, &l1, &l2]
+            .iter()
+            .any(|l| l.lease_id == requeued.lease_id)
+    );
+    let repeat = store.complete("m0", &l0.lease_id, record("m0", 0, 99), None);
+    assert_eq!(repeat.await.unwrap(), CompleteOutcome::Duplicate);
+    let l1_done = store.complete("m1", &l1.lease_id, record("m1", 0, 4), None);
+    assert_eq!(l1_done.await.unwrap(), CompleteOutcome::Accepted);
+    assert_eq!(store.expire(1000).await.unwrap(), owned(&["m2"]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_writes_only_documented_keys() {
+    let server = RedisServer::start();
+    // Exercise every writing operation once.
+    workers_alive_window(server.store().await).await;
+    submissions_round_trip(server.store().await).await;
+    cancel_drops_the_queue_and_stops_extensions(server.store().await).await;
+    let store = server.store().await;
+    store
+        .schedule_round("other", 1, vec![scheduled("o1", AB)], owned(&["c"]))
+        .await
+        .unwrap();
+    let lease = store.lease("w", 0, 10, &[]).await.unwrap().unwrap();
+    assert!(store.extend(&lease.lease_id, 1, 10).await.unwrap());
+    let replay = Some(b"r".to_vec());
+    let done = store.complete(&lease.match_id, &lease.lease_id, record("o1", 1, 1), replay);
+    assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
+
+    let mut conn = redis::Client::open(server.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let all: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut conn).unwrap();
+    assert!(all.len() > 20, "{all:?}");
+    for key in all {
+        let documented = keys::PATTERNS
+            .iter()
+            .any(|pattern| match pattern.find('{') {
+                Some(brace) => key.starts_with(&pattern[..brace]),
+                None => key == *pattern,
+            });
+        assert!(documented, "undocumented key {key}");
+    }
+}
+
+/// A throwaway redis-server on a unix socket in a temp dir. Dropping it
+/// (including while a failed test unwinds) kills the server and removes
+/// the dir.
+struct RedisServer {
+    /// The server process.
+    child: Child,
+    /// Holds the socket and log; removed after the child is dead.
+    dir: tempfile::TempDir,
+}
+
+impl RedisServer {
+    /// How long a server may take to answer its first PING.
+    const STARTUP: Duration = Duration::from_secs(10);
+
+    fn start() -> Self {
+        let dir = tempfile::tempdir().expect("temp dir for redis-server");
+        let child = Command::new("redis-server")
+            .args(["--port", "0", "--unixsocket"])
+            .arg(dir.path().join("redis.sock"))
+            .args(["--save", "", "--appendonly", "no", "--dir"])
+            .arg(dir.path())
+            .arg("--logfile")
+            .arg(dir.path().join("redis.log"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn redis-server (install Debian's redis-server package)");
+        let mut server = RedisServer { child, dir };
+        server.wait_ready();
+        server
+    }
+
+    fn socket(&self) -> PathBuf {
+        self.dir.path().join("redis.sock")
+    }
+
+    fn url(&self) -> String {
+        format!("unix://{}", self.socket().display())
+    }
+
+    /// Polls PING until the server answers, it exits, or the deadline
+    /// passes. The pause between polls only stops the loop from spinning;
+    /// readiness is decided by the PING alone.
+    fn wait_ready(&mut self) {
+        let client = redis::Client::open(self.url()).expect("redis url");
+        let deadline = Instant::now() + Self::STARTUP;
+        let mut pause = Duration::from_micros(200);
+        loop {
+            let pong: redis::RedisResult<String> = client
+                .get_connection()
+                .and_then(|mut conn| redis::cmd("PING").query(&mut conn));
+            match pong {
+                Ok(reply) if reply == "PONG" => return,
+                Ok(reply) => panic!("PING answered {reply:?}"),
+                Err(_) => {}
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!("redis-server exited with {status}:\n{}", self.log());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "redis-server not ready after {:?}:\n{}",
+                Self::STARTUP,
+                self.log()
+            );
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(10));
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("redis.log")).unwrap_or_default()
+    }
+
+    async fn store(&self) -> Store {
+        Store::Redis(
+            RedisStore::connect(&self.url())
+                .await
+                .expect("connect to redis"),
+        )
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        // SIGKILL: there is nothing to persist, and it can't be ignored.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,464 @@
+//! The worker daemon: pulls matches from a coordinator and plays them.
+//!
+//! It registers, then keeps `slots` matches in flight: lease one, fetch its
+//! submissions by hash (cached on disk, checked against the hash), play it
+//! with the match runner on a blocking thread, report the result with its
+//! lease id. A heartbeat task extends the leases in flight. On shutdown it
+//! stops leasing, finishes what it started, and exits. A match it cannot
+//! play for reasons of its own (a sandbox failure, an unknown game) is
+//! reported as an infrastructure failure, so the coordinator requeues it.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use arena_engine::generals::{Generals, Params};
+use arena_proto::v1::worker_client::WorkerClient;
+use arena_proto::v1::{
+    FetchSubmissionRequest, HeartbeatRequest, LeaseRequest, LeasedMatch, RegisterRequest,
+    ReportFailureRequest, ReportOutcome, ReportResultRequest, SeatResult,
+};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tonic::metadata::MetadataValue;
+use tonic::service::Interceptor;
+use tonic::transport::{Channel, Endpoint};
+
+use crate::launcher::{BotSpec, Launcher};
+use crate::referee::{RunnerConfig, play_match};
+use crate::report::MatchReport;
+use crate::submission;
+
+/// Largest submission archive a worker accepts.
+pub const MAX_ARCHIVE_BYTES: usize = 512 << 20;
+
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    /// `http://host:port` of the coordinator.
+    pub coordinator: String,
+    /// Bearer token admitting this worker.
+    pub token: String,
+    pub worker_id: String,
+    /// Matches played at once.
+    pub slots: usize,
+    /// Cores and memory announced to the coordinator.
+    pub cores: u32,
+    pub memory_mb: u64,
+    pub environment_id: String,
+    /// Where fetched submissions are kept.
+    pub cache_dir: PathBuf,
+    /// How long to wait before asking again when nothing is queued.
+    pub idle_poll: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    #[error("invalid coordinator address {0:?}")]
+    Address(String),
+    #[error("invalid token")]
+    Token,
+    #[error("cannot reach the coordinator at {address}")]
+    Connect {
+        address: String,
+        source: tonic::transport::Error,
+    },
+    #[error("the coordinator refused {call}")]
+    Rpc {
+        call: &'static str,
+        source: tonic::Status,
+    },
+}
+
+/// What a worker did before it stopped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WorkerSummary {
+    pub played: u64,
+    pub accepted: u64,
+    pub dropped: u64,
+    pub failed: u64,
+}
+
+/// Adds the bearer token to every call.
+#[derive(Clone)]
+struct Bearer(MetadataValue<tonic::metadata::Ascii>);
+
+impl Interceptor for Bearer {
+    fn call(
+        &mut self,
+        mut request: tonic::Request<()>,
+    ) -> Result<tonic::Request<()>, tonic::Status> {
+        request
+            .metadata_mut()
+            .insert("authorization", self.0.clone());
+        Ok(request)
+    }
+}
+
+type Client = WorkerClient<tonic::service::interceptor::InterceptedService<Channel, Bearer>>;
+
+/// Connects to the coordinator, retrying until it answers or `shutdown`.
+async fn connect(
+    options: &WorkerOptions,
+    shutdown: &CancellationToken,
+) -> Result<Client, DaemonError> {
+    let endpoint = Endpoint::from_shared(options.coordinator.clone())
+        .map_err(|_| DaemonError::Address(options.coordinator.clone()))?
+        .connect_timeout(Duration::from_secs(2));
+    let token = MetadataValue::try_from(format!("Bearer {}", options.token))
+        .map_err(|_| DaemonError::Token)?;
+    let mut pause = Duration::from_millis(50);
+    loop {
+        match endpoint.connect().await {
+            Ok(channel) => return Ok(WorkerClient::with_interceptor(channel, Bearer(token))),
+            Err(source) => {
+                if shutdown.is_cancelled() {
+                    return Err(DaemonError::Connect {
+                        address: options.coordinator.clone(),
+                        source,
+                    });
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(pause) => {}
+                    _ = shutdown.cancelled() => {}
+                }
+                pause = (pause * 2).min(Duration::from_secs(2));
+            }
+        }
+    }
+}
+
+/// Runs the worker until `shutdown` is cancelled, then drains.
+pub async fn run(
+    options: WorkerOptions,
+    launcher: Arc<dyn Launcher + Send + Sync>,
+    shutdown: CancellationToken,
+) -> Result<WorkerSummary, DaemonError> {
+    let mut client = connect(&options, &shutdown).await?;
+    let cached = Arc::new(Mutex::new(cached_submissions(&options.cache_dir)));
+    let registration = client
+        .register(RegisterRequest {
+            worker_id: options.worker_id.clone(),
+            cores: options.cores,
+            memory_mb: options.memory_mb,
+            environment_id: options.environment_id.clone(),
+            cached_builds: snapshot(&cached),
+        })
+        .await
+        .map_err(|source| DaemonError::Rpc {
+            call: "Register",
+            source,
+        })?
+        .into_inner();
+
+    let in_flight: Arc<Mutex<BTreeSet<String>>> = Arc::default();
+    let summary: Arc<Mutex<WorkerSummary>> = Arc::default();
+    let heartbeat_stop = CancellationToken::new();
+    let heartbeat = tokio::spawn(heartbeat_loop(
+        client.clone(),
+        options.worker_id.clone(),
+        Duration::from_millis(registration.heartbeat_interval_ms.max(50)),
+        Arc::clone(&in_flight),
+        Arc::clone(&cached),
+        heartbeat_stop.clone(),
+    ));
+
+    // Bounded by the slots: a match is only leased when a permit is free.
+    let slots = Arc::new(tokio::sync::Semaphore::new(options.slots.max(1)));
+    let tracker = TaskTracker::new();
+    loop {
+        let permit = tokio::select! {
+            permit = Arc::clone(&slots).acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+            _ = shutdown.cancelled() => break,
+        };
+        if shutdown.is_cancelled() {
+            break;
+        }
+        let leased = client
+            .lease(LeaseRequest {
+                worker_id: options.worker_id.clone(),
+            })
+            .await;
+        let leased = match leased {
+            Ok(response) => response.into_inner().r#match,
+            Err(status) => {
+                eprintln!("arena worker: lease failed: {status}");
+                None
+            }
+        };
+        let Some(leased) = leased else {
+            drop(permit);
+            tokio::select! {
+                _ = tokio::time::sleep(options.idle_poll) => {}
+                _ = shutdown.cancelled() => break,
+            }
+            continue;
+        };
+        lock(&in_flight).insert(leased.lease_id.clone());
+        let job = Job {
+            client: client.clone(),
+            options: options.clone(),
+            launcher: Arc::clone(&launcher),
+            in_flight: Arc::clone(&in_flight),
+            cached: Arc::clone(&cached),
+            summary: Arc::clone(&summary),
+        };
+        tracker.spawn(async move {
+            job.play(leased).await;
+            drop(permit);
+        });
+    }
+    // Drain: no new leases; finish and report what is in flight.
+    tracker.close();
+    tracker.wait().await;
+    heartbeat_stop.cancel();
+    let _ = heartbeat.await;
+    Ok(lock(&summary).clone())
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn snapshot(cached: &Mutex<BTreeSet<String>>) -> Vec<String> {
+    lock(cached).iter().cloned().collect()
+}
+
+/// Submissions already unpacked in the cache.
+fn cached_submissions(cache_dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(cache_dir.join("submissions"))
+        .map(|dir| {
+            dir.filter_map(|e| e.ok())
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter(|name| !name.starts_with('.'))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+async fn heartbeat_loop(
+    mut client: Client,
+    worker_id: String,
+    interval: Duration,
+    in_flight: Arc<Mutex<BTreeSet<String>>>,
+    cached: Arc<Mutex<BTreeSet<String>>>,
+    stop: CancellationToken,
+) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(interval) => {}
+            _ = stop.cancelled() => return,
+        }
+        let lease_ids: Vec<String> = lock(&in_flight).iter().cloned().collect();
+        let request = HeartbeatRequest {
+            worker_id: worker_id.clone(),
+            lease_ids,
+            cached_builds: snapshot(&cached),
+        };
+        match client.heartbeat(request).await {
+            Ok(response) => {
+                for lost in response.into_inner().lost_lease_ids {
+                    eprintln!(
+                        "arena worker: lease {lost} is no longer ours; its result will be dropped"
+                    );
+                }
+            }
+            Err(status) => eprintln!("arena worker: heartbeat failed: {status}"),
+        }
+    }
+}
+
+/// One leased match and what it needs.
+struct Job {
+    client: Client,
+    options: WorkerOptions,
+    launcher: Arc<dyn Launcher + Send + Sync>,
+    in_flight: Arc<Mutex<BTreeSet<String>>>,
+    cached: Arc<Mutex<BTreeSet<String>>>,
+    summary: Arc<Mutex<WorkerSummary>>,
+}
+
+impl Job {
+    async fn play(mut self, leased: LeasedMatch) {
+        let outcome = self.play_inner(&leased).await;
+        let failure = match outcome {
+            Ok(report_and_replay) => {
+                self.report(&leased, report_and_replay).await;
+                None
+            }
+            Err(reason) => Some(reason),
+        };
+        if let Some(reason) = failure {
+            eprintln!("arena worker: match {} failed: {reason}", leased.match_id);
+            lock(&self.summary).failed += 1;
+            let request = ReportFailureRequest {
+                worker_id: self.options.worker_id.clone(),
+                lease_id: leased.lease_id.clone(),
+                match_id: leased.match_id.clone(),
+                reason,
+            };
+            if let Err(status) = self.client.report_failure(request).await {
+                eprintln!("arena worker: cannot report the failure: {status}");
+            }
+        }
+        lock(&self.in_flight).remove(&leased.lease_id);
+    }
+
+    /// Fetches, builds and plays; `Err` is an infrastructure failure.
+    async fn play_inner(
+        &mut self,
+        leased: &LeasedMatch,
+    ) -> Result<(MatchReport, Vec<u8>, f64), String> {
+        let mut bots = Vec::with_capacity(leased.seats.len());
+        for seat in &leased.seats {
+            let dir = self.submission_dir(&seat.submission).await?;
+            bots.push(BotSpec {
+                name: seat.name.clone(),
+                dir,
+            });
+        }
+        if leased.game != "generals" {
+            return Err(format!("this worker cannot play game {:?}", leased.game));
+        }
+        let game = Generals::from_seed(leased.seed, Params::default());
+        let config = RunnerConfig {
+            per_move: Duration::from_millis(leased.move_ms.max(1)),
+            first_move: Duration::from_millis(leased.first_move_ms.max(1)),
+            fault_limit: leased.fault_limit.max(1),
+            ..RunnerConfig::default()
+        };
+        let launcher = Arc::clone(&self.launcher);
+        let seed = leased.seed;
+        let started = std::time::Instant::now();
+        let played = tokio::task::spawn_blocking(move || {
+            play_match(game, seed, &bots, launcher.as_ref(), &config)
+        })
+        .await
+        .map_err(|e| format!("the match thread died: {e}"))?;
+        let output = played.map_err(|e| format!("{:#}", DisplayChain(&e)))?;
+        let replay = serde_json::to_vec(&output.replay).unwrap_or_default();
+        Ok((output.report, replay, started.elapsed().as_secs_f64()))
+    }
+
+    /// The unpacked submission `hash`, fetched from the coordinator if needed.
+    async fn submission_dir(&mut self, hash: &str) -> Result<PathBuf, String> {
+        if hash.is_empty() || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!("invalid submission hash {hash:?}"));
+        }
+        let root = self.options.cache_dir.join("submissions");
+        let dir = root.join(hash);
+        if dir.is_dir() {
+            return Ok(dir);
+        }
+        std::fs::create_dir_all(&root).map_err(|e| format!("creating {}: {e}", root.display()))?;
+        let mut stream = self
+            .client
+            .fetch_submission(FetchSubmissionRequest {
+                hash: hash.to_owned(),
+            })
+            .await
+            .map_err(|s| format!("fetching submission {hash}: {s}"))?
+            .into_inner();
+        let mut archive = Vec::new();
+        while let Some(chunk) = stream
+            .message()
+            .await
+            .map_err(|s| format!("fetching submission {hash}: {s}"))?
+        {
+            if archive.len() + chunk.data.len() > MAX_ARCHIVE_BYTES {
+                return Err(format!(
+                    "submission {hash} is larger than {MAX_ARCHIVE_BYTES} bytes"
+                ));
+            }
+            archive.extend_from_slice(&chunk.data);
+        }
+        let actual = submission::archive_id(&archive);
+        if actual != hash {
+            return Err(format!("submission {hash} arrived with hash {actual}"));
+        }
+        let scratch = root.join(format!(".{hash}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&scratch);
+        submission::unpack(&archive, &scratch).map_err(|e| format!("unpacking {hash}: {e}"))?;
+        if std::fs::rename(&scratch, &dir).is_err() {
+            // Another match unpacked it first.
+            let _ = std::fs::remove_dir_all(&scratch);
+        }
+        lock(&self.cached).insert(hash.to_owned());
+        Ok(dir)
+    }
+
+    async fn report(
+        &mut self,
+        leased: &LeasedMatch,
+        (report, replay, duration_s): (MatchReport, Vec<u8>, f64),
+    ) {
+        let seats = report
+            .players
+            .iter()
+            .zip(&leased.seats)
+            .map(|(p, seat)| SeatResult {
+                submission: seat.submission.clone(),
+                rank: match report.winner {
+                    Some(w) if w != p.seat => 1,
+                    _ => 0,
+                },
+                forfeit: p
+                    .forfeit
+                    .and_then(|f| serde_json::to_value(f).ok())
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+                timeouts: p.faults.timeout,
+                malformed: p.faults.malformed,
+                moves: p.moves,
+                latency_p50_ms: p.latency_ms.p50,
+                latency_p99_ms: p.latency_ms.p99,
+            })
+            .collect();
+        let request = ReportResultRequest {
+            worker_id: self.options.worker_id.clone(),
+            lease_id: leased.lease_id.clone(),
+            match_id: leased.match_id.clone(),
+            seats,
+            reason: report.reason.clone(),
+            turns: report.turns,
+            replay,
+            duration_s,
+        };
+        let mut summary_update = (1, 0, 0);
+        match self.client.report_result(request).await {
+            Ok(response) => match response.into_inner().outcome() {
+                ReportOutcome::Accepted => summary_update.1 = 1,
+                _ => summary_update.2 = 1,
+            },
+            Err(status) => {
+                eprintln!(
+                    "arena worker: cannot report match {}: {status}",
+                    leased.match_id
+                );
+                summary_update.2 = 1;
+            }
+        }
+        let mut summary = lock(&self.summary);
+        summary.played += summary_update.0;
+        summary.accepted += summary_update.1;
+        summary.dropped += summary_update.2;
+    }
+}
+
+/// Formats an error with its sources, for failure reasons sent over the wire.
+struct DisplayChain<'a>(&'a dyn std::error::Error);
+
+impl std::fmt::Display for DisplayChain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(s) = source {
+            write!(f, ": {s}")?;
+            source = s.source();
+        }
+        Ok(())
+    }
+}
