@@ -139,6 +139,9 @@ pub struct CoordinatorArgs {
     /// Seconds a lease lives without a heartbeat.
     #[arg(long, default_value_t = 30, value_name = "SECONDS")]
     pub lease_ttl: u64,
+    /// Serve Prometheus metrics at http://ADDR/metrics.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -155,6 +158,9 @@ pub struct WorkerArgs {
     /// Where submissions are cached [default: the build cache's parent].
     #[arg(long, value_name = "DIR")]
     pub submissions_dir: Option<PathBuf>,
+    /// Serve Prometheus metrics at http://ADDR/metrics.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
 }

@@ -17,7 +17,10 @@ use arena_proto::v1::{
     CancelRequest, CreateTournamentRequest, StandingsRequest, StatusRequest,
     UploadSubmissionRequest,
 };
+use std::sync::Arc;
+
 use arena_worker::daemon::{self, WorkerOptions};
+use arena_worker::metrics::WorkerMetrics;
 use arena_worker::submission;
 use tokio_util::sync::CancellationToken;
 use tonic::metadata::MetadataValue;
@@ -70,6 +73,15 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
                 heartbeat_interval: Duration::from_secs(args.lease_ttl.max(3) / 3),
             },
         );
+        if let Some(address) = &args.metrics {
+            let shared = Arc::clone(&coordinator);
+            let render: crate::metrics_http::Render = Arc::new(move || {
+                let coordinator = Arc::clone(&shared);
+                Box::pin(async move { coordinator.render_metrics().await })
+            });
+            let bound = crate::metrics_http::spawn(address, render).await?;
+            println!("metrics on {bound}");
+        }
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("listening on {}", args.listen))?;
@@ -111,7 +123,22 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
             cache_dir,
             idle_poll: Duration::from_millis(200),
         };
-        let run = tokio::spawn(daemon::run(options, launcher.shared(), stop.clone()));
+        let metrics = WorkerMetrics::new()?;
+        if let Some(address) = &args.metrics {
+            let shared = metrics.clone();
+            let render: crate::metrics_http::Render = Arc::new(move || {
+                let text = shared.encode();
+                Box::pin(async move { text })
+            });
+            let bound = crate::metrics_http::spawn(address, render).await?;
+            eprintln!("arena worker: metrics on {bound}");
+        }
+        let run = tokio::spawn(daemon::run(
+            options,
+            launcher.shared(),
+            metrics,
+            stop.clone(),
+        ));
         let drain = stop.clone();
         tokio::spawn(async move {
             termination().await;

@@ -11,6 +11,7 @@ mod cli;
 mod distributed;
 mod internal_bot;
 mod launch;
+mod metrics_http;
 mod play;
 mod replay;
 mod run;

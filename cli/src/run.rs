@@ -13,6 +13,7 @@ use arena_coordinator::store::{MemoryStore, RedisStore, Store};
 use arena_coordinator::tournament_file::TournamentFile;
 use arena_coordinator::{grpc::Tokens, server};
 use arena_worker::daemon::{self, WorkerOptions};
+use arena_worker::metrics::WorkerMetrics;
 use arena_worker::submission;
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio_util::sync::CancellationToken;
@@ -108,6 +109,7 @@ async fn tournament(
         workers.push(tokio::spawn(daemon::run(
             options,
             Arc::clone(&launcher),
+            WorkerMetrics::new()?,
             stop_workers.clone(),
         )));
     }

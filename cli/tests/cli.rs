@@ -280,3 +280,109 @@ fn a_killed_runner_leaves_no_bot_running_and_the_next_start_cleans_up() {
         "the one-shot run removes its empty parent"
     );
 }
+
+/// Kills and reaps a child process on drop, so a failing test leaves nothing running.
+struct Reaped(std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Reads lines from `reader` until one starts with `prefix`; returns the rest.
+fn line_starting(reader: &mut impl std::io::BufRead, prefix: &str) -> String {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "no line starting {prefix:?}"
+        );
+        if let Some(rest) = line.trim().strip_prefix(prefix) {
+            return rest.to_owned();
+        }
+    }
+}
+
+fn scrape(address: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nhost: x\r\n\r\n")
+        .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    response
+}
+
+#[test]
+fn coordinator_and_worker_serve_prometheus_metrics() {
+    let mut coordinator = Reaped(
+        arena()
+            .args([
+                "coordinator",
+                "--listen",
+                "127.0.0.1:0",
+                "--metrics",
+                "127.0.0.1:0",
+                "--worker-token",
+                "w-token",
+                "--admin-token",
+                "a-token",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let mut out = std::io::BufReader::new(coordinator.0.stdout.take().unwrap());
+    let metrics = line_starting(&mut out, "metrics on ");
+    let listening = line_starting(&mut out, "listening on ");
+    let text = scrape(&metrics);
+    for name in [
+        "arena_queue_depth 0",
+        "arena_workers_connected 0",
+        "arena_leases_expired_total 0",
+        "arena_match_duration_seconds",
+    ] {
+        assert!(text.contains(name), "{name} missing:\n{text}");
+    }
+
+    let cache = tempfile::tempdir().unwrap();
+    let mut worker = Reaped(
+        arena()
+            .args(["worker", "--coordinator"])
+            .arg(format!("http://{listening}"))
+            .args([
+                "--token",
+                "w-token",
+                "--no-sandbox",
+                "--metrics",
+                "127.0.0.1:0",
+            ])
+            .arg("--submissions-dir")
+            .arg(cache.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut err = std::io::BufReader::new(worker.0.stderr.take().unwrap());
+    let worker_metrics = line_starting(&mut err, "arena worker: metrics on ");
+    let text = scrape(&worker_metrics);
+    for name in [
+        "arena_move_latency_seconds",
+        "arena_match_duration_seconds",
+        "arena_build_duration_seconds",
+        "arena_sandbox_spawn_seconds",
+    ] {
+        assert!(text.contains(name), "{name} missing:\n{text}");
+    }
+    // The worker registers: the coordinator counts it.
+    wait_for("the worker to register", || {
+        scrape(&metrics).contains("arena_workers_connected 1")
+    });
+}

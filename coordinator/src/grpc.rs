@@ -207,7 +207,10 @@ impl Worker for WorkerService {
         let r = request.into_inner();
         let record = match_record(&r)?;
         let replay = (!r.replay.is_empty()).then_some(r.replay);
-        let outcome = self.coordinator.report(&r.lease_id, record, replay).await?;
+        let outcome = self
+            .coordinator
+            .report(&r.lease_id, record, replay, r.duration_s)
+            .await?;
         let outcome = match outcome {
             CompleteOutcome::Accepted => ReportOutcome::Accepted,
             CompleteOutcome::Duplicate => ReportOutcome::Duplicate,

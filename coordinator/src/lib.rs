@@ -6,9 +6,11 @@
 //! matching). [`store`] keeps every piece of tournament state, in Redis or in
 //! memory, behind one interface. [`standings`] turns match records into
 //! points, tie-breaks and ratings. [`service`] is the coordinator's logic over
-//! those; [`grpc`] exposes it to workers and admins, and [`server`] serves it.
+//! those; [`grpc`] exposes it to workers and admins, and [`server`] serves it;
+//! [`metrics`] counts what happens for Prometheus.
 
 pub mod grpc;
+pub mod metrics;
 pub mod model;
 pub mod schedule;
 pub mod server;

@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use sha2::{Digest, Sha256};
 use tokio::sync::Notify;
 
+use crate::metrics::CoordinatorMetrics;
 use crate::model::{EntrantId, Format, MatchLimits, MatchRecord};
 use crate::schedule::{self, ScheduleError};
 use crate::standings::{self, Standings, StandingsError};
@@ -92,6 +93,7 @@ pub fn now_ms() -> u64 {
 pub struct Coordinator {
     store: Store,
     config: CoordinatorConfig,
+    metrics: CoordinatorMetrics,
     /// Woken when a lease is granted, so the expiry task re-reads the earliest deadline.
     lease_granted: Notify,
 }
@@ -101,6 +103,8 @@ impl Coordinator {
         Arc::new(Coordinator {
             store,
             config,
+            // Building fixed, valid metric definitions cannot fail.
+            metrics: CoordinatorMetrics::new().expect("metric definitions are valid"),
             lease_granted: Notify::new(),
         })
     }
@@ -111,6 +115,27 @@ impl Coordinator {
 
     pub fn config(&self) -> &CoordinatorConfig {
         &self.config
+    }
+
+    /// The metrics in the text exposition format, gauges refreshed from the store.
+    pub async fn render_metrics(&self) -> String {
+        let mut queued = 0;
+        if let Ok(ids) = self.store.tournaments().await {
+            for id in ids {
+                if let Ok(status) = self.store.status(&id).await {
+                    queued += status.queued;
+                }
+            }
+        }
+        let alive = 3 * self.config.heartbeat_interval.as_millis() as u64;
+        let workers = self
+            .store
+            .workers(now_ms(), alive)
+            .await
+            .map(|w| w.len())
+            .unwrap_or(0);
+        self.metrics.set_gauges(queued, workers);
+        self.metrics.encode()
     }
 
     /// Creates (or, for an identical tournament, finds) a tournament and
@@ -302,7 +327,9 @@ impl Coordinator {
         lease_id: &str,
         record: MatchRecord,
         replay: Option<Vec<u8>>,
+        duration_s: f64,
     ) -> Result<CompleteOutcome> {
+        let counted = record.clone();
         let tournament = record
             .match_id
             .rsplitn(3, ':')
@@ -314,8 +341,11 @@ impl Coordinator {
             .store
             .complete(&match_id, lease_id, record, replay)
             .await?;
-        if outcome == CompleteOutcome::Accepted && !tournament.is_empty() {
-            self.advance(&tournament).await?;
+        if outcome == CompleteOutcome::Accepted {
+            self.metrics.result_accepted(&counted, duration_s);
+            if !tournament.is_empty() {
+                self.advance(&tournament).await?;
+            }
         }
         Ok(outcome)
     }
@@ -345,6 +375,7 @@ impl Coordinator {
             }
             match self.store.expire(now_ms()).await {
                 Ok(requeued) => {
+                    self.metrics.leases_expired(requeued.len());
                     for match_id in requeued {
                         eprintln!("arena coordinator: lease of {match_id} expired; requeued");
                     }

@@ -26,6 +26,7 @@ use tonic::service::Interceptor;
 use tonic::transport::{Channel, Endpoint};
 
 use crate::launcher::{BotSpec, Launcher};
+use crate::metrics::WorkerMetrics;
 use crate::referee::{RunnerConfig, play_match};
 use crate::report::MatchReport;
 use crate::submission;
@@ -132,6 +133,7 @@ async fn connect(
 pub async fn run(
     options: WorkerOptions,
     launcher: Arc<dyn Launcher + Send + Sync>,
+    metrics: WorkerMetrics,
     shutdown: CancellationToken,
 ) -> Result<WorkerSummary, DaemonError> {
     let mut client = connect(&options, &shutdown).await?;
@@ -205,6 +207,7 @@ pub async fn run(
             in_flight: Arc::clone(&in_flight),
             cached: Arc::clone(&cached),
             summary: Arc::clone(&summary),
+            metrics: metrics.clone(),
         };
         tracker.spawn(async move {
             job.play(leased).await;
@@ -279,6 +282,7 @@ struct Job {
     in_flight: Arc<Mutex<BTreeSet<String>>>,
     cached: Arc<Mutex<BTreeSet<String>>>,
     summary: Arc<Mutex<WorkerSummary>>,
+    metrics: WorkerMetrics,
 }
 
 impl Job {
@@ -331,10 +335,15 @@ impl Job {
             ..RunnerConfig::default()
         };
         let launcher = Arc::clone(&self.launcher);
+        let metrics = self.metrics.clone();
         let seed = leased.seed;
         let started = std::time::Instant::now();
         let played = tokio::task::spawn_blocking(move || {
-            play_match(game, seed, &bots, launcher.as_ref(), &config)
+            let output = play_match(game, seed, &bots, launcher.as_ref(), &config);
+            if let Ok(output) = &output {
+                metrics.record(output, started.elapsed().as_secs_f64());
+            }
+            output
         })
         .await
         .map_err(|e| format!("the match thread died: {e}"))?;

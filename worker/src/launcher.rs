@@ -92,6 +92,8 @@ pub struct BuildReport {
     /// Where the built bot lives, when the launcher builds into a copy (the
     /// sandbox's cache); `None` means the bot's own directory.
     pub artifact: Option<PathBuf>,
+    /// The result came from the build cache; nothing ran.
+    pub cached: bool,
 }
 
 impl BuildReport {
@@ -103,6 +105,7 @@ impl BuildReport {
             log: Vec::new(),
             duration: started.elapsed(),
             artifact: None,
+            cached: false,
         }
     }
 }

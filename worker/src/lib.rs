@@ -12,6 +12,7 @@ pub mod daemon;
 pub mod fd;
 pub mod launcher;
 pub mod lines;
+pub mod metrics;
 pub mod process;
 pub mod referee;
 pub mod replay;

@@ -107,6 +107,7 @@ impl Launcher for ProcessLauncher {
                 log: Vec::new(),
                 duration: Duration::ZERO,
                 artifact: None,
+                cached: false,
             });
         }
         let mut command = script_command(&bot.dir, BUILD_SCRIPT)?;
@@ -148,6 +149,7 @@ impl Launcher for ProcessLauncher {
             log: log.contents(),
             duration: started.elapsed(),
             artifact: None,
+            cached: false,
         })
     }
 }

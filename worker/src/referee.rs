@@ -66,6 +66,20 @@ pub struct MatchOutput<G: Game> {
     pub replay: Replay<G>,
     /// Each seat's stderr, capped, then its build log when it had one.
     pub logs: Vec<Vec<u8>>,
+    /// Each seat's in-time reply latencies, in nanoseconds (sorted).
+    pub move_latencies_ns: Vec<Vec<u64>>,
+    /// Each seat's build: whether it succeeded, came from the cache, and took how long.
+    pub builds: Vec<BuildSummary>,
+    /// How long each launched seat took to start (spawn call to handle).
+    pub spawn_times: Vec<Duration>,
+}
+
+/// A seat's build, for metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildSummary {
+    pub succeeded: bool,
+    pub cached: bool,
+    pub duration: Duration,
 }
 
 /// The runner itself failed; the match must be replayed elsewhere.
@@ -108,6 +122,8 @@ pub fn play_match<G: Game>(
     };
 
     let mut build_logs = Vec::with_capacity(bots.len());
+    let mut builds = Vec::with_capacity(bots.len());
+    let mut spawn_times = Vec::with_capacity(bots.len());
     let mut runnable = Vec::with_capacity(bots.len());
     for (seat, bot) in bots.iter().enumerate() {
         let build = launcher
@@ -118,6 +134,11 @@ pub fn play_match<G: Game>(
             state.forfeit_at(Forfeit::BuildFailed, 0);
         }
         referee.seats.push(state);
+        builds.push(BuildSummary {
+            succeeded: build.succeeded,
+            cached: build.cached,
+            duration: build.duration,
+        });
         let mut log = build.log;
         if let Some(reason) = build.failure {
             log.extend_from_slice(format!("\n[arena: build failed: {reason}]\n").as_bytes());
@@ -134,8 +155,12 @@ pub fn play_match<G: Game>(
     let outcome = if failed_builds.is_empty() {
         let mut unstartable = Vec::new();
         for (seat, bot) in runnable.iter().enumerate() {
+            let spawn_started = Instant::now();
             match launcher.launch(bot, seat) {
-                Ok(launched) => referee.seats[seat].process = Some(Process::from(launched)),
+                Ok(launched) => {
+                    spawn_times.push(spawn_started.elapsed());
+                    referee.seats[seat].process = Some(Process::from(launched));
+                }
                 Err(LaunchError::BotCannotStart { .. }) => {
                     referee.seats[seat].forfeit_at(Forfeit::Exit, 0);
                     unstartable.push(seat);
@@ -164,7 +189,7 @@ pub fn play_match<G: Game>(
             .forfeit(&failed_builds)
             .unwrap_or_else(|| unreachable_outcome(referee.game.seats()))
     };
-    Ok(referee.finish(seed, outcome, build_logs))
+    Ok(referee.finish(seed, outcome, build_logs, builds, spawn_times))
 }
 
 /// A game that declines to end on a forfeit is treated as a draw, so the
@@ -589,11 +614,19 @@ impl<G: Game> Referee<'_, G> {
         }
     }
 
-    fn finish(self, seed: u64, outcome: Outcome, build_logs: Vec<Vec<u8>>) -> MatchOutput<G> {
+    fn finish(
+        self,
+        seed: u64,
+        outcome: Outcome,
+        build_logs: Vec<Vec<u8>>,
+        builds: Vec<BuildSummary>,
+        spawn_times: Vec<Duration>,
+    ) -> MatchOutput<G> {
         let turns = self.game.turn();
         let mut players = Vec::with_capacity(self.seats.len());
         let mut logs = Vec::with_capacity(self.seats.len());
         let mut forfeits = Vec::with_capacity(self.seats.len());
+        let mut move_latencies_ns = Vec::with_capacity(self.seats.len());
         for ((seat, mut state), build_log) in self.seats.into_iter().enumerate().zip(build_logs) {
             let mut log = state.stderr.contents();
             if !build_log.is_empty() {
@@ -613,6 +646,7 @@ impl<G: Game> Referee<'_, G> {
                 moves: state.moves,
                 latency_ms: LatencyMs::from_nanos(&mut state.latencies),
             });
+            move_latencies_ns.push(state.latencies);
         }
         let report = MatchReport {
             game: self.game.name().to_owned(),
@@ -634,6 +668,9 @@ impl<G: Game> Referee<'_, G> {
             report,
             replay,
             logs,
+            move_latencies_ns,
+            builds,
+            spawn_times,
         }
     }
 }

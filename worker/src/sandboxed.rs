@@ -99,6 +99,7 @@ impl SandboxLauncher {
                 log,
                 duration: Duration::ZERO,
                 artifact: Some(dir.join(TREE_DIR)),
+                cached: true,
             }
         } else {
             BuildReport {
@@ -107,6 +108,7 @@ impl SandboxLauncher {
                 log,
                 duration: Duration::ZERO,
                 artifact: None,
+                cached: true,
             }
         })
     }
@@ -348,6 +350,7 @@ impl Launcher for SandboxLauncher {
             )
         })?;
         report.duration = started.elapsed();
+        report.cached = false;
         Ok(report)
     }
 }

@@ -1,0 +1,155 @@
+//! A worker's Prometheus metrics. Per-bot figures go to the store with each
+//! result, not to labels: labels here are bounded sets (fault kinds,
+//! outcomes), never bot names.
+
+use prometheus::{Histogram, HistogramOpts, IntCounterVec, Opts, Registry};
+
+use crate::referee::MatchOutput;
+
+#[derive(Clone)]
+pub struct WorkerMetrics {
+    pub registry: Registry,
+    faults: IntCounterVec,
+    move_latency: Histogram,
+    matches: IntCounterVec,
+    match_duration: Histogram,
+    builds: IntCounterVec,
+    build_duration: Histogram,
+    spawn: Histogram,
+}
+
+impl WorkerMetrics {
+    pub fn new() -> Result<WorkerMetrics, prometheus::Error> {
+        let registry = Registry::new();
+        let faults = IntCounterVec::new(
+            Opts::new(
+                "arena_bot_faults_total",
+                "Bot replies replaced by a pass, by kind",
+            ),
+            &["kind"],
+        )?;
+        // Move latency spans microseconds (instant bots) to the 150 ms deadline.
+        let move_latency = Histogram::with_opts(
+            HistogramOpts::new(
+                "arena_move_latency_seconds",
+                "Time from frame written to reply line complete",
+            )
+            .buckets(vec![
+                20e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3,
+                100e-3, 150e-3,
+            ]),
+        )?;
+        let matches = IntCounterVec::new(
+            Opts::new("arena_matches_total", "Matches played, by outcome"),
+            &["outcome"],
+        )?;
+        let match_duration = Histogram::with_opts(
+            HistogramOpts::new("arena_match_duration_seconds", "Wall time of one match")
+                .buckets(prometheus::exponential_buckets(0.05, 2.0, 14)?),
+        )?;
+        let builds = IntCounterVec::new(
+            Opts::new("arena_builds_total", "Submission builds, by outcome"),
+            &["outcome"],
+        )?;
+        let build_duration = Histogram::with_opts(
+            HistogramOpts::new("arena_build_duration_seconds", "Wall time of one build.sh")
+                .buckets(prometheus::exponential_buckets(0.1, 2.0, 14)?),
+        )?;
+        let spawn = Histogram::with_opts(
+            HistogramOpts::new(
+                "arena_sandbox_spawn_seconds",
+                "Time to start one bot process (confined or not)",
+            )
+            .buckets(prometheus::exponential_buckets(0.0005, 2.0, 12)?),
+        )?;
+        registry.register(Box::new(faults.clone()))?;
+        registry.register(Box::new(move_latency.clone()))?;
+        registry.register(Box::new(matches.clone()))?;
+        registry.register(Box::new(match_duration.clone()))?;
+        registry.register(Box::new(builds.clone()))?;
+        registry.register(Box::new(build_duration.clone()))?;
+        registry.register(Box::new(spawn.clone()))?;
+        Ok(WorkerMetrics {
+            registry,
+            faults,
+            move_latency,
+            matches,
+            match_duration,
+            builds,
+            build_duration,
+            spawn,
+        })
+    }
+
+    /// Records everything a played match says about the worker's bots.
+    pub fn record<G: arena_engine::Game>(&self, output: &MatchOutput<G>, wall_s: f64) {
+        let report = &output.report;
+        for player in &report.players {
+            self.faults
+                .with_label_values(&["timeout"])
+                .inc_by(u64::from(player.faults.timeout));
+            self.faults
+                .with_label_values(&["malformed"])
+                .inc_by(u64::from(player.faults.malformed));
+        }
+        for seat in &output.move_latencies_ns {
+            for &ns in seat {
+                self.move_latency.observe(ns as f64 / 1e9);
+            }
+        }
+        let outcome = match (report.reason.as_str(), report.winner) {
+            ("forfeit", _) => "forfeit",
+            (_, Some(_)) => "win",
+            (_, None) => "draw",
+        };
+        self.matches.with_label_values(&[outcome]).inc();
+        self.match_duration.observe(wall_s);
+        for build in &output.builds {
+            let outcome = match (build.succeeded, build.cached) {
+                (true, true) => "cached",
+                (true, false) => "ok",
+                (false, _) => "failed",
+            };
+            self.builds.with_label_values(&[outcome]).inc();
+            if !build.cached {
+                self.build_duration.observe(build.duration.as_secs_f64());
+            }
+        }
+        for spawn in &output.spawn_times {
+            self.spawn.observe(spawn.as_secs_f64());
+        }
+    }
+
+    /// The text exposition format.
+    pub fn encode(&self) -> String {
+        prometheus::TextEncoder::new()
+            .encode_to_string(&self.registry.gather())
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_metric_has_its_documented_name() {
+        let metrics = WorkerMetrics::new().unwrap();
+        metrics.faults.with_label_values(&["timeout"]).inc();
+        metrics.matches.with_label_values(&["win"]).inc();
+        metrics.builds.with_label_values(&["ok"]).inc();
+        metrics.move_latency.observe(0.001);
+        let text = metrics.encode();
+        for name in [
+            "arena_bot_faults_total{kind=\"timeout\"} 1",
+            "arena_move_latency_seconds_bucket",
+            "arena_matches_total{outcome=\"win\"} 1",
+            "arena_match_duration_seconds",
+            "arena_builds_total{outcome=\"ok\"} 1",
+            "arena_build_duration_seconds",
+            "arena_sandbox_spawn_seconds",
+        ] {
+            assert!(text.contains(name), "{name} missing from\n{text}");
+        }
+    }
+}
