@@ -68,10 +68,7 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
         };
         let coordinator = Coordinator::new(
             store,
-            CoordinatorConfig {
-                lease_ttl: Duration::from_secs(args.lease_ttl.max(1)),
-                heartbeat_interval: Duration::from_secs(args.lease_ttl.max(3) / 3),
-            },
+            CoordinatorConfig::with_lease_ttl(Duration::from_secs(args.lease_ttl.max(1))),
         );
         if let Some(address) = &args.metrics {
             let shared = Arc::clone(&coordinator);

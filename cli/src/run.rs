@@ -48,10 +48,7 @@ async fn tournament(
         ),
         None => Store::Memory(MemoryStore::new()),
     };
-    let config = CoordinatorConfig {
-        lease_ttl: Duration::from_secs(args.lease_ttl.max(1)),
-        heartbeat_interval: Duration::from_secs(args.lease_ttl.max(3) / 3),
-    };
+    let config = CoordinatorConfig::with_lease_ttl(Duration::from_secs(args.lease_ttl.max(1)));
     let coordinator = Coordinator::new(store, config);
 
     let mut entrants = Vec::with_capacity(file.bots.len());

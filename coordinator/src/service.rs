@@ -28,12 +28,21 @@ pub struct CoordinatorConfig {
     pub heartbeat_interval: Duration,
 }
 
+impl CoordinatorConfig {
+    /// A lease TTL with heartbeats three times per TTL, so one lost
+    /// heartbeat never costs a lease.
+    pub fn with_lease_ttl(lease_ttl: Duration) -> Self {
+        let lease_ttl = lease_ttl.max(Duration::from_millis(300));
+        Self {
+            lease_ttl,
+            heartbeat_interval: lease_ttl / 3,
+        }
+    }
+}
+
 impl Default for CoordinatorConfig {
     fn default() -> Self {
-        Self {
-            lease_ttl: Duration::from_secs(30),
-            heartbeat_interval: Duration::from_secs(5),
-        }
+        Self::with_lease_ttl(Duration::from_secs(30))
     }
 }
 

@@ -1,0 +1,110 @@
+//! A worker cut off from the coordinator mid-match loses its lease; the
+//! match is replayed by another worker, and the cut-off worker's result,
+//! reported once it can reach the coordinator again, is dropped.
+
+use std::time::Duration;
+
+use crate::support::arena::{self, Coordinator, Worker};
+use crate::support::bots::{Gate, round_robin_matches, write_bots, write_tournament};
+use crate::support::proxy::Proxy;
+use crate::support::redis::RedisServer;
+use crate::support::tournament::{
+    assert_all_done_once, find, first_in_state, matches, wait_finished,
+};
+use crate::support::wait::poll_until;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_off_worker_loses_its_lease_and_its_late_result_is_dropped() {
+    const BOTS: usize = 3;
+    let total = round_robin_matches(BOTS, 1);
+
+    let dir = tempfile::Builder::new()
+        .prefix("arena-e2e-cut-")
+        .tempdir()
+        .unwrap();
+    let gate = Gate::new(dir.path().join("gate"));
+    gate.close();
+    let bots = write_bots(&dir.path().join("bots"), BOTS, Some(&gate));
+    let file = write_tournament(
+        &dir.path().join("tournament.toml"),
+        "E2E cut off",
+        47,
+        1,
+        &bots,
+    );
+    let redis = RedisServer::start();
+    let coordinator = Coordinator::start(&redis, "127.0.0.1:0", 2);
+    let url = coordinator.url();
+    let mut proxy = Proxy::start(coordinator.addr).await;
+    // Both unsandboxed, so both are held by the gate.
+    let mut worker_a = Worker::start("cut-a", &proxy.url(), false);
+    let id = arena::tournament(&url, &["create", file.to_str().unwrap()])
+        .trim()
+        .to_owned();
+    let mut admin = arena::admin(&url, Some(arena::ADMIN_TOKEN)).await;
+
+    let victim = poll_until(
+        "worker A to lease a match",
+        Duration::from_secs(60),
+        async || first_in_state(&matches(&mut admin, &id).await, "leased").cloned(),
+    )
+    .await;
+    poll_until(
+        "A's two bots to start",
+        Duration::from_secs(60),
+        async || (worker_a.bot_processes().len() == 2).then_some(()),
+    )
+    .await;
+
+    // Cut A off: its heartbeats stop reaching the coordinator, the lease
+    // runs out and the match goes back to the queue.
+    proxy.cut().await;
+    let requeued = poll_until("A's lease to expire", Duration::from_secs(30), async || {
+        let all = matches(&mut admin, &id).await;
+        let m = find(&all, &victim.match_id);
+        (m.state == "queued").then(|| m.clone())
+    })
+    .await;
+    assert_eq!(requeued.attempt, victim.attempt + 1, "{requeued:#?}");
+
+    // B takes it (requeued matches go to the front of the queue).
+    let mut worker_b = Worker::start("cut-b", &url, false);
+    poll_until(
+        "B to lease the match",
+        Duration::from_secs(60),
+        async || {
+            let all = matches(&mut admin, &id).await;
+            let m = find(&all, &victim.match_id);
+            (m.state == "leased" && m.attempt == requeued.attempt).then_some(())
+        },
+    )
+    .await;
+
+    // A reconnects and learns, from its next heartbeat, that the lease is gone.
+    proxy.restore().await;
+    worker_a.process.wait_for_stderr(
+        "A to hear its lease is lost",
+        Duration::from_secs(60),
+        |l| l.contains("is no longer ours"),
+    );
+
+    // Both play the match to the end; only B's result counts.
+    gate.open();
+    wait_finished(&mut admin, &id).await;
+    let all = matches(&mut admin, &id).await;
+    assert_all_done_once(&all, total);
+    assert!(find(&all, &victim.match_id).attempt >= 2);
+
+    let a = worker_a.drain();
+    let b = worker_b.drain();
+    let a_log = worker_a.process.stderr.text();
+    assert!(
+        a.dropped >= 1,
+        "A's late result must be dropped: {a:?}\n{a_log}"
+    );
+    assert!(
+        !a_log.contains("cannot report match"),
+        "A's result reached the coordinator and was refused there, not lost on the way:\n{a_log}"
+    );
+    assert_eq!(a.accepted + b.accepted, total as u64, "A {a:?}, B {b:?}");
+}

@@ -1,0 +1,20 @@
+//! End-to-end tests: `redis-server`, `arena coordinator` and `arena worker`
+//! as separate processes over loopback, driven through `arena tournament`
+//! and the Admin gRPC service. Every test starts its own Redis (on a unix
+//! socket in a temp dir), coordinator and workers, and its guards stop them
+//! and remove their files and cgroups when it ends, also when it fails.
+//!
+//! Nothing waits a fixed time: processes are ready when they print their
+//! readiness line, and everything else is a condition polled against a
+//! deadline. Matches that must be caught in flight are held at a gate the
+//! test controls (see `support/bots.rs`).
+
+mod support;
+
+mod auth;
+mod coordinator_restart;
+mod cut_off_worker;
+mod drain;
+mod lease_ttl;
+mod round_robin;
+mod worker_killed;

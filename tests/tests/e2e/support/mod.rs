@@ -1,0 +1,10 @@
+//! The harness: processes, Redis, the `arena` binary, bots, a proxy.
+
+pub mod arena;
+pub mod bots;
+pub mod cgroups;
+pub mod process;
+pub mod proxy;
+pub mod redis;
+pub mod tournament;
+pub mod wait;
