@@ -142,6 +142,12 @@ pub struct CoordinatorArgs {
     /// Serve Prometheus metrics at http://ADDR/metrics.
     #[arg(long, value_name = "ADDR")]
     pub metrics: Option<String>,
+    /// Serve over TLS with this PEM certificate chain (needs --tls-key).
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -161,6 +167,9 @@ pub struct WorkerArgs {
     /// Serve Prometheus metrics at http://ADDR/metrics.
     #[arg(long, value_name = "ADDR")]
     pub metrics: Option<String>,
+    /// Trust this PEM CA certificate for an https:// coordinator.
+    #[arg(long, value_name = "PEM")]
+    pub tls_ca: Option<PathBuf>,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
 }
@@ -184,6 +193,9 @@ pub struct TournamentArgs {
         default_value = ""
     )]
     pub token: String,
+    /// Trust this PEM CA certificate for an https:// coordinator.
+    #[arg(long, global = true, value_name = "PEM")]
+    pub tls_ca: Option<PathBuf>,
     #[command(subcommand)]
     pub command: TournamentCommand,
 }

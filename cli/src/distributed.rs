@@ -55,6 +55,7 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
         );
     }
     runtime()?.block_on(async {
+        let _telemetry = crate::telemetry::init("arena-coordinator");
         let store = match &args.redis {
             Some(url) => Store::Redis(
                 RedisStore::connect(url)
@@ -88,7 +89,15 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
             workers: args.worker_tokens.iter().cloned().collect(),
             admins: args.admin_tokens.iter().cloned().collect(),
         };
-        server::serve(coordinator, tokens, listener, termination()).await?;
+        let tls = match (&args.tls_cert, &args.tls_key) {
+            (Some(cert), Some(key)) => Some(server::TlsIdentity {
+                cert_pem: std::fs::read(cert)
+                    .with_context(|| format!("reading {}", cert.display()))?,
+                key_pem: std::fs::read(key).with_context(|| format!("reading {}", key.display()))?,
+            }),
+            _ => None,
+        };
+        server::serve(coordinator, tokens, listener, tls, termination()).await?;
         Ok(ExitCode::SUCCESS)
     })
 }
@@ -105,7 +114,14 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
         format!("{}-{}", host.trim(), std::process::id())
     });
+    let tls_ca = match &args.tls_ca {
+        Some(path) => {
+            Some(std::fs::read(path).with_context(|| format!("reading {}", path.display()))?)
+        }
+        None => None,
+    };
     let result = runtime()?.block_on(async {
+        let _telemetry = crate::telemetry::init("arena-worker");
         let stop = CancellationToken::new();
         let options = WorkerOptions {
             coordinator: args.coordinator.clone(),
@@ -119,6 +135,7 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
             environment_id,
             cache_dir,
             idle_poll: Duration::from_millis(200),
+            tls_ca,
         };
         let metrics = WorkerMetrics::new()?;
         if let Some(address) = &args.metrics {
@@ -161,8 +178,18 @@ type Admin =
     AdminClient<tonic::service::interceptor::InterceptedService<tonic::transport::Channel, AuthFn>>;
 
 async fn admin(args: &TournamentArgs) -> anyhow::Result<Admin> {
-    let channel = tonic::transport::Endpoint::from_shared(args.coordinator.clone())
-        .with_context(|| format!("invalid coordinator address {:?}", args.coordinator))?
+    let mut endpoint = tonic::transport::Endpoint::from_shared(args.coordinator.clone())
+        .with_context(|| format!("invalid coordinator address {:?}", args.coordinator))?;
+    if let Some(path) = &args.tls_ca {
+        let ca = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        endpoint = endpoint
+            .tls_config(
+                tonic::transport::ClientTlsConfig::new()
+                    .ca_certificate(tonic::transport::Certificate::from_pem(ca)),
+            )
+            .context("configuring TLS")?;
+    }
+    let channel = endpoint
         .connect()
         .await
         .with_context(|| format!("connecting to {}", args.coordinator))?;

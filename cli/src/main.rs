@@ -15,6 +15,7 @@ mod metrics_http;
 mod play;
 mod replay;
 mod run;
+mod telemetry;
 
 use std::process::ExitCode;
 

@@ -29,7 +29,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let result = runtime.block_on(tournament(&args, file, &launcher));
+    let result = runtime.block_on(async {
+        // Dropped before the runtime: it flushes the spans still queued.
+        let _telemetry = crate::telemetry::init("arena");
+        tournament(&args, file, &launcher).await
+    });
     drop(runtime);
     launcher.finish();
     result
@@ -84,6 +88,7 @@ async fn tournament(
         Arc::clone(&coordinator),
         tokens,
         listener,
+        None,
         stop_server.clone().cancelled_owned(),
     ));
 
@@ -102,6 +107,8 @@ async fn tournament(
             environment_id: String::new(),
             cache_dir: cache_dir.join(format!("worker-{n}")),
             idle_poll: Duration::from_millis(50),
+            // Loopback inside one process: nothing to protect.
+            tls_ca: None,
         };
         workers.push(tokio::spawn(daemon::run(
             options,

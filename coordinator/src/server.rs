@@ -15,10 +15,19 @@ use crate::service::Coordinator;
 #[error("the gRPC server failed")]
 pub struct ServeError(#[source] tonic::transport::Error);
 
+/// The server's TLS identity: a PEM certificate chain and its private key.
+#[derive(Clone, Debug)]
+pub struct TlsIdentity {
+    pub cert_pem: Vec<u8>,
+    pub key_pem: Vec<u8>,
+}
+
+/// Serves plain gRPC, or gRPC over TLS when `tls` is given.
 pub async fn serve(
     coordinator: Arc<Coordinator>,
     tokens: Tokens,
     listener: TcpListener,
+    tls: Option<TlsIdentity>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let (worker, admin) = grpc::services(Arc::clone(&coordinator), &tokens);
@@ -30,7 +39,14 @@ pub async fn serve(
             })
             .await;
     });
-    let served = tonic::transport::Server::builder()
+    let mut builder = tonic::transport::Server::builder();
+    if let Some(tls) = tls {
+        let identity = tonic::transport::Identity::from_pem(tls.cert_pem, tls.key_pem);
+        builder = builder
+            .tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))
+            .map_err(ServeError)?;
+    }
+    let served = builder
         .add_service(worker)
         .add_service(admin)
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)

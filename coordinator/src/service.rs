@@ -9,6 +9,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
 use tokio::sync::Notify;
+use tracing::Instrument;
+use tracing::field::Empty;
 
 use crate::metrics::CoordinatorMetrics;
 use crate::model::{EntrantId, Format, MatchLimits, MatchRecord};
@@ -212,6 +214,11 @@ impl Coordinator {
     /// Schedules the next rounds once they can be: a round-robin all at
     /// once, Swiss one round after the previous one is complete. Safe to call
     /// any number of times (the store ignores a round scheduled twice).
+    #[tracing::instrument(
+        name = "advance",
+        skip_all,
+        fields(tournament = %id, round = Empty, scheduled = Empty)
+    )]
     pub async fn advance(&self, id: &str) -> Result<()> {
         let spec = self.spec(id).await?;
         if spec.cancelled {
@@ -222,9 +229,14 @@ impl Coordinator {
         match spec.format {
             Format::RoundRobin { .. } => {
                 if scheduled == 0 {
-                    for (index, round) in round_robin_rounds(&spec, &ids)?.into_iter().enumerate() {
+                    let rounds = round_robin_rounds(&spec, &ids)?;
+                    let count = rounds.len();
+                    for (index, round) in rounds.into_iter().enumerate() {
                         self.schedule(id, index as u32, round).await?;
                     }
+                    let span = tracing::Span::current();
+                    span.record("round", count.saturating_sub(1));
+                    span.record("scheduled", count);
                 }
             }
             Format::Swiss { rounds } => {
@@ -239,6 +251,9 @@ impl Coordinator {
                 let round =
                     schedule::swiss_round(scheduled, &ids, &history, spec.seats, spec.base_seed)?;
                 self.schedule(id, scheduled, round).await?;
+                let span = tracing::Span::current();
+                span.record("round", scheduled);
+                span.record("scheduled", 1);
             }
         }
         Ok(())
@@ -267,6 +282,11 @@ impl Coordinator {
 
     /// Leases the next match for `worker`, preferring matches whose
     /// submissions it has already built.
+    #[tracing::instrument(
+        name = "lease",
+        skip_all,
+        fields(worker = %worker, match_id = Empty, lease_id = Empty, attempt = Empty)
+    )]
     pub async fn lease(&self, worker: &str) -> Result<Option<LeasedMatch>> {
         let cached = self
             .store
@@ -284,6 +304,10 @@ impl Coordinator {
         else {
             return Ok(None);
         };
+        let span = tracing::Span::current();
+        span.record("match_id", lease.match_id.as_str());
+        span.record("lease_id", lease.lease_id.as_str());
+        span.record("attempt", lease.attempt);
         self.lease_granted.notify_one();
         let spec = self.spec(&lease.tournament).await?;
         let names = lease
@@ -331,6 +355,11 @@ impl Coordinator {
     }
 
     /// Records a result; the first valid one for a match wins.
+    #[tracing::instrument(
+        name = "report",
+        skip_all,
+        fields(match_id = %record.match_id, lease_id = %lease_id, outcome = Empty)
+    )]
     pub async fn report(
         &self,
         lease_id: &str,
@@ -350,6 +379,15 @@ impl Coordinator {
             .store
             .complete(&match_id, lease_id, record, replay)
             .await?;
+        tracing::Span::current().record(
+            "outcome",
+            match outcome {
+                CompleteOutcome::Accepted => "accepted",
+                CompleteOutcome::Duplicate => "duplicate",
+                CompleteOutcome::StaleLease => "stale_lease",
+                CompleteOutcome::Unknown => "unknown",
+            },
+        );
         if outcome == CompleteOutcome::Accepted {
             self.metrics.result_accepted(&counted, duration_s);
             if !tournament.is_empty() {
@@ -360,6 +398,7 @@ impl Coordinator {
     }
 
     /// An infrastructure failure: the match goes back to the queue.
+    #[tracing::instrument(name = "fail", skip_all, fields(match_id = %match_id, lease_id = %lease_id))]
     pub async fn fail(&self, match_id: &str, lease_id: &str, reason: &str) -> Result<bool> {
         Ok(self.store.fail(match_id, lease_id, reason).await?)
     }
@@ -382,10 +421,13 @@ impl Coordinator {
                 _ = self.lease_granted.notified() => continue,
                 _ = &mut shutdown => return,
             }
-            match self.store.expire(now_ms()).await {
+            let span = tracing::info_span!("expire", count = Empty);
+            match self.store.expire(now_ms()).instrument(span.clone()).await {
                 Ok(requeued) => {
+                    span.record("count", requeued.len());
                     self.metrics.leases_expired(requeued.len());
                     for match_id in requeued {
+                        span.in_scope(|| tracing::info!(match_id, "lease expired; requeued"));
                         eprintln!("arena coordinator: lease of {match_id} expired; requeued");
                     }
                 }

@@ -24,6 +24,7 @@ use tokio_util::task::TaskTracker;
 use tonic::metadata::MetadataValue;
 use tonic::service::Interceptor;
 use tonic::transport::{Channel, Endpoint};
+use tracing::Instrument;
 
 use crate::launcher::{BotSpec, Launcher};
 use crate::metrics::WorkerMetrics;
@@ -51,6 +52,9 @@ pub struct WorkerOptions {
     pub cache_dir: PathBuf,
     /// How long to wait before asking again when nothing is queued.
     pub idle_poll: Duration,
+    /// PEM certificate(s) to trust for an `https://` coordinator (no system
+    /// roots are built in, so TLS needs this).
+    pub tls_ca: Option<Vec<u8>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -103,9 +107,19 @@ async fn connect(
     options: &WorkerOptions,
     shutdown: &CancellationToken,
 ) -> Result<Client, DaemonError> {
-    let endpoint = Endpoint::from_shared(options.coordinator.clone())
+    let mut endpoint = Endpoint::from_shared(options.coordinator.clone())
         .map_err(|_| DaemonError::Address(options.coordinator.clone()))?
         .connect_timeout(Duration::from_secs(2));
+    if let Some(ca) = &options.tls_ca {
+        let tls = tonic::transport::ClientTlsConfig::new()
+            .ca_certificate(tonic::transport::Certificate::from_pem(ca));
+        endpoint = endpoint
+            .tls_config(tls)
+            .map_err(|source| DaemonError::Connect {
+                address: options.coordinator.clone(),
+                source,
+            })?;
+    }
     let token = MetadataValue::try_from(format!("Bearer {}", options.token))
         .map_err(|_| DaemonError::Token)?;
     let mut pause = Duration::from_millis(50);
@@ -200,6 +214,15 @@ pub async fn run(
             continue;
         };
         lock(&in_flight).insert(leased.lease_id.clone());
+        // The match's trace: fetch, build_and_play and report are its children.
+        let span = tracing::info_span!(
+            "match",
+            match_id = %leased.match_id,
+            lease_id = %leased.lease_id,
+            attempt = leased.attempt,
+            tournament = %leased.tournament_id,
+            worker = %options.worker_id,
+        );
         let job = Job {
             client: client.clone(),
             options: options.clone(),
@@ -209,10 +232,13 @@ pub async fn run(
             summary: Arc::clone(&summary),
             metrics: metrics.clone(),
         };
-        tracker.spawn(async move {
-            job.play(leased).await;
-            drop(permit);
-        });
+        tracker.spawn(
+            async move {
+                job.play(leased).await;
+                drop(permit);
+            }
+            .instrument(span),
+        );
     }
     // Drain: no new leases; finish and report what is in flight.
     tracker.close();
@@ -298,14 +324,31 @@ impl Job {
         if let Some(reason) = failure {
             eprintln!("arena worker: match {} failed: {reason}", leased.match_id);
             lock(&self.summary).failed += 1;
+            let span = tracing::info_span!(
+                "report",
+                match_id = %leased.match_id,
+                failure = %reason,
+                outcome = tracing::field::Empty,
+            );
             let request = ReportFailureRequest {
                 worker_id: self.options.worker_id.clone(),
                 lease_id: leased.lease_id.clone(),
                 match_id: leased.match_id.clone(),
                 reason,
             };
-            if let Err(status) = self.client.report_failure(request).await {
-                eprintln!("arena worker: cannot report the failure: {status}");
+            let sent = self
+                .client
+                .report_failure(request)
+                .instrument(span.clone())
+                .await;
+            match sent {
+                Ok(_) => {
+                    span.record("outcome", "requeued");
+                }
+                Err(status) => {
+                    span.record("outcome", "error");
+                    eprintln!("arena worker: cannot report the failure: {status}");
+                }
             }
         }
         lock(&self.in_flight).remove(&leased.lease_id);
@@ -318,7 +361,16 @@ impl Job {
     ) -> Result<(MatchReport, Vec<u8>, f64), String> {
         let mut bots = Vec::with_capacity(leased.seats.len());
         for seat in &leased.seats {
-            let dir = self.submission_dir(&seat.submission).await?;
+            let span = tracing::info_span!(
+                "fetch",
+                submission = %seat.submission,
+                bot = %seat.name,
+                cached = tracing::field::Empty,
+            );
+            let dir = self
+                .submission_dir(&seat.submission)
+                .instrument(span)
+                .await?;
             bots.push(BotSpec {
                 name: seat.name.clone(),
                 dir,
@@ -338,15 +390,30 @@ impl Job {
         let metrics = self.metrics.clone();
         let seed = leased.seed;
         let started = std::time::Instant::now();
+        // Builds and the game run on a blocking thread; the span follows them there.
+        let span = tracing::info_span!(
+            "build_and_play",
+            seed,
+            turns = tracing::field::Empty,
+            reason = tracing::field::Empty,
+        );
+        let blocking_span = span.clone();
         let played = tokio::task::spawn_blocking(move || {
-            let output = play_match(game, seed, &bots, launcher.as_ref(), &config);
-            if let Ok(output) = &output {
-                metrics.record(output, started.elapsed().as_secs_f64());
-            }
-            output
+            blocking_span.in_scope(|| {
+                let output = play_match(game, seed, &bots, launcher.as_ref(), &config);
+                if let Ok(output) = &output {
+                    metrics.record(output, started.elapsed().as_secs_f64());
+                }
+                output
+            })
         })
         .await
         .map_err(|e| format!("the match thread died: {e}"))?;
+        if let Ok(output) = &played {
+            span.record("turns", output.report.turns);
+            span.record("reason", output.report.reason.as_str());
+        }
+        drop(span);
         let output = played.map_err(|e| format!("{:#}", DisplayChain(&e)))?;
         let replay = serde_json::to_vec(&output.replay).unwrap_or_default();
         Ok((output.report, replay, started.elapsed().as_secs_f64()))
@@ -360,8 +427,10 @@ impl Job {
         let root = self.options.cache_dir.join("submissions");
         let dir = root.join(hash);
         if dir.is_dir() {
+            tracing::Span::current().record("cached", true);
             return Ok(dir);
         }
+        tracing::Span::current().record("cached", false);
         std::fs::create_dir_all(&root).map_err(|e| format!("creating {}: {e}", root.display()))?;
         let mut stream = self
             .client
@@ -436,13 +505,37 @@ impl Job {
             replay,
             duration_s,
         };
+        let span = tracing::info_span!(
+            "report",
+            match_id = %leased.match_id,
+            lease_id = %leased.lease_id,
+            outcome = tracing::field::Empty,
+        );
         let mut summary_update = (1, 0, 0);
-        match self.client.report_result(request).await {
-            Ok(response) => match response.into_inner().outcome() {
-                ReportOutcome::Accepted => summary_update.1 = 1,
-                _ => summary_update.2 = 1,
-            },
+        match self
+            .client
+            .report_result(request)
+            .instrument(span.clone())
+            .await
+        {
+            Ok(response) => {
+                let outcome = response.into_inner().outcome();
+                span.record(
+                    "outcome",
+                    match outcome {
+                        ReportOutcome::Accepted => "accepted",
+                        ReportOutcome::Duplicate => "duplicate",
+                        ReportOutcome::StaleLease => "stale_lease",
+                        ReportOutcome::Unspecified => "unspecified",
+                    },
+                );
+                match outcome {
+                    ReportOutcome::Accepted => summary_update.1 = 1,
+                    _ => summary_update.2 = 1,
+                }
+            }
             Err(status) => {
+                span.record("outcome", "error");
                 eprintln!(
                     "arena worker: cannot report match {}: {status}",
                     leased.match_id

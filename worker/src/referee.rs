@@ -126,9 +126,19 @@ pub fn play_match<G: Game>(
     let mut spawn_times = Vec::with_capacity(bots.len());
     let mut runnable = Vec::with_capacity(bots.len());
     for (seat, bot) in bots.iter().enumerate() {
-        let build = launcher
-            .build(bot, config.build_limit)
+        let span = tracing::info_span!(
+            "build",
+            seat,
+            bot = %bot.name,
+            succeeded = tracing::field::Empty,
+            cached = tracing::field::Empty,
+        );
+        let build = span
+            .in_scope(|| launcher.build(bot, config.build_limit))
             .map_err(|source| RunnerError::Build { seat, source })?;
+        span.record("succeeded", build.succeeded);
+        span.record("cached", build.cached);
+        drop(span);
         let mut state = SeatState::new(bot, config);
         if !build.succeeded {
             state.forfeit_at(Forfeit::BuildFailed, 0);
@@ -153,6 +163,9 @@ pub fn play_match<G: Game>(
         .filter(|&s| referee.seats[s].forfeit.is_some())
         .collect();
     let outcome = if failed_builds.is_empty() {
+        // Launching and the game loop; one span for the whole game, none per move.
+        let span = tracing::info_span!("play", turns = tracing::field::Empty);
+        let _play = span.enter();
         let mut unstartable = Vec::new();
         for (seat, bot) in runnable.iter().enumerate() {
             let spawn_started = Instant::now();
@@ -175,6 +188,7 @@ pub fn play_match<G: Game>(
             let played = referee.play();
             // Bots are stopped whether the game ended or the runner failed.
             referee.stop_all();
+            span.record("turns", referee.turns.len());
             played?
         } else {
             referee.stop_all();
