@@ -45,6 +45,10 @@ pub struct RuntimeEnv {
     pub paths: Vec<PathBuf>,
     /// Directories searched for programs, in order (the `PATH` inside).
     pub bin_dirs: Vec<PathBuf>,
+    /// Symlinks made inside as (link, target): the conventional `/bin/sh`
+    /// and `/usr/bin/env` that scripts name in their `#!` line, pointing into
+    /// a store-paths environment (the host default has the real ones).
+    pub links: Vec<(PathBuf, PathBuf)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -76,6 +80,7 @@ impl RuntimeEnv {
                 .iter()
                 .map(PathBuf::from)
                 .collect(),
+            links: Vec::new(),
         }
     }
 
@@ -132,10 +137,24 @@ impl RuntimeEnv {
         paths.sort();
         paths.dedup();
         let bin_dirs = paths.iter().map(|p| p.join("bin")).collect();
+        // The first path providing each program, in the file's sorted order.
+        let provider = |program: &str| {
+            paths
+                .iter()
+                .map(|p| p.join("bin").join(program))
+                .find(|candidate| std::fs::symlink_metadata(candidate).is_ok())
+        };
+        let links = [("/bin/sh", "sh"), ("/usr/bin/env", "env")]
+            .into_iter()
+            .filter_map(|(link, program)| {
+                provider(program).map(|target| (PathBuf::from(link), target))
+            })
+            .collect();
         Ok(RuntimeEnv {
             source: EnvSource::StorePaths,
             paths,
             bin_dirs,
+            links,
         })
     }
 

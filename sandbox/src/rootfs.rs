@@ -57,6 +57,8 @@ pub struct RootSpec {
     pub app_writable: bool,
     /// Size of the private `/tmp` (and of `/dev/shm`), in bytes.
     pub tmp_bytes: u64,
+    /// Symlinks to make inside, as (link, target).
+    pub links: Vec<(PathBuf, PathBuf)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -90,6 +92,14 @@ pub fn plan(root: &Path, spec: &RootSpec) -> Result<Vec<Step>, RootfsError> {
 
     for path in &spec.env_paths {
         planner.bind_host_path(path)?;
+    }
+
+    for (link, target) in &spec.links {
+        if let Some(parent) = link.parent() {
+            planner.mkdir_inside(parent)?;
+        }
+        let at = planner.inside(link)?;
+        planner.symlink(target, &at)?;
     }
 
     planner.mkdir_inside(&spec.app_mount)?;
@@ -346,6 +356,10 @@ mod tests {
             app_mount: PathBuf::from("/bot"),
             app_writable: false,
             tmp_bytes: 1 << 20,
+            links: vec![(
+                PathBuf::from("/bin/sh"),
+                PathBuf::from("/nix/store/x-sh/bin/sh"),
+            )],
         };
         let root = Path::new("/run/root");
         let steps = describe(&plan(root, &spec).unwrap());
@@ -359,6 +373,10 @@ mod tests {
         assert!(text.contains("mount  on /run/root/bot ro"), "{text}");
         assert!(text.contains("mount /dev/null on /run/root/dev/null"));
         assert!(text.contains("mount proc on /run/root/proc"));
+        assert!(
+            text.contains("symlink /run/root/bin/sh -> /nix/store/x-sh/bin/sh"),
+            "{text}"
+        );
         assert!(!text.contains("/sys"));
         // Every directory is made once, and before anything is put in it.
         let mkdirs: Vec<&String> = steps.iter().filter(|s| s.starts_with("mkdir")).collect();
@@ -375,6 +393,7 @@ mod tests {
             app_mount: PathBuf::from("/bot"),
             app_writable: true,
             tmp_bytes: 1 << 20,
+            links: Vec::new(),
         };
         let text = describe(&plan(Path::new("/r"), &spec).unwrap()).join("\n");
         assert!(text.contains(&format!("mount {} on /r/bot", host.path().display())));

@@ -331,6 +331,7 @@ impl Policy {
             &self.config.root_dir,
             &RootSpec {
                 env_paths: self.config.env.paths.clone(),
+                links: self.config.env.links.clone(),
                 app_dir: command.app_dir.clone(),
                 app_mount: PathBuf::from(APP_MOUNT),
                 app_writable: command.app_writable,

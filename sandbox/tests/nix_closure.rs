@@ -388,7 +388,7 @@ fn a_nix_built_closure_is_the_whole_sandbox_environment() {
     // (i) A bot from the closure, in a read-only /bot.
     let bot_dir = tempfile::tempdir().unwrap();
     let script = "bot; echo store:; ls /nix/store; \
-                  for p in /usr /bin /lib /lib64 /etc/passwd /sbin; do \
+                  for p in /usr/lib /usr/share /lib /lib64 /etc/passwd /sbin /bin/ls; do \
                   if [ -e $p ]; then echo host: $p; fi; done; echo done";
     let command = SandboxCommand::new(&sh, bot_dir.path(), UID)
         .arg("-c")
@@ -412,6 +412,17 @@ fn a_nix_built_closure_is_the_whole_sandbox_environment() {
         expected,
         "stdout:\n{stdout}\nstderr:\n{stderr}"
     );
+
+    // Scripts that name /bin/sh in their #! line find the closure's shell.
+    let command = SandboxCommand::new("/bin/sh", bot_dir.path(), UID)
+        .arg("-c")
+        .arg("echo via /bin/sh")
+        .env("PATH", &search_path)
+        .cpus(cores.clone())
+        .label("nix-bin-sh");
+    let (verdict, stdout, stderr) = run(sandbox, &command, Duration::from_secs(20));
+    assert_eq!(verdict.code, Some(0), "{verdict:?}\n{stdout}\n{stderr}");
+    assert_eq!(stdout.trim(), "via /bin/sh");
 
     // (ii) A build: build.sh, not executable, run by the closure's sh in a
     // writable /bot; it writes an artifact that the host then sees.
