@@ -52,6 +52,18 @@ async fn tournament(
         ),
         None => Store::Memory(MemoryStore::new()),
     };
+    // Local workers play in this machine's environment; a tournament that
+    // needs another one could never finish here.
+    let environment_id = launch::environment_id(launcher);
+    if let Some(needed) = &file.environment
+        && needed != &environment_id
+    {
+        anyhow::bail!(
+            "the tournament needs environment {needed}, but bots here run in {:?} \
+             (use --store-paths or --env-path to match it)",
+            environment_id
+        );
+    }
     let config = CoordinatorConfig::with_lease_ttl(Duration::from_secs(args.lease_ttl.max(1)));
     let coordinator = Coordinator::new(store, config);
 
@@ -72,6 +84,7 @@ async fn tournament(
             format: file.format.clone(),
             limits: file.limits.clone(),
             entrants,
+            environment: file.environment.clone(),
         })
         .await?;
 
@@ -104,7 +117,7 @@ async fn tournament(
             slots: 1,
             cores: 1,
             memory_mb: 2048,
-            environment_id: String::new(),
+            environment_id: environment_id.clone(),
             cache_dir: cache_dir.join(format!("worker-{n}")),
             idle_poll: Duration::from_millis(50),
             // Loopback inside one process: nothing to protect.

@@ -311,6 +311,7 @@ impl Admin for AdminService {
                 format: file.format,
                 limits: file.limits,
                 entrants,
+                environment: file.environment,
             })
             .await?;
         Ok(Response::new(CreateTournamentResponse {

@@ -59,6 +59,8 @@ pub struct NewTournament {
     pub limits: MatchLimits,
     /// (display name, submission hash), one per entrant.
     pub entrants: Vec<(String, String)>,
+    /// Only workers reporting this environment id may play its matches.
+    pub environment: Option<String>,
 }
 
 /// A lease with what a worker needs to play it.
@@ -184,6 +186,7 @@ impl Coordinator {
                 .collect(),
             cancelled: false,
             limits: new.limits,
+            environment: new.environment,
         };
         match self.store.create_tournament(spec).await {
             Ok(()) | Err(StoreError::AlreadyExists(_)) => {}
@@ -288,18 +291,24 @@ impl Coordinator {
         fields(worker = %worker, match_id = Empty, lease_id = Empty, attempt = Empty)
     )]
     pub async fn lease(&self, worker: &str) -> Result<Option<LeasedMatch>> {
-        let cached = self
+        let (cached, environment) = self
             .store
             .workers(now_ms(), u64::MAX)
             .await?
             .into_iter()
             .find(|w| w.id == worker)
-            .map(|w| w.cached)
+            .map(|w| (w.cached, w.environment_id))
             .unwrap_or_default();
         let ttl = self.config.lease_ttl;
         let Some(lease) = self
             .store
-            .lease(worker, now_ms(), ttl.as_millis() as u64, &cached)
+            .lease(
+                worker,
+                now_ms(),
+                ttl.as_millis() as u64,
+                &cached,
+                &environment,
+            )
             .await?
         else {
             return Ok(None);
@@ -494,6 +503,7 @@ fn tournament_id(new: &NewTournament) -> String {
     hasher.update(new.base_seed.to_le_bytes());
     hasher.update(serde_json::to_vec(&new.format).unwrap_or_default());
     hasher.update(serde_json::to_vec(&new.limits).unwrap_or_default());
+    hasher.update(new.environment.as_deref().unwrap_or("").as_bytes());
     for (name, hash) in &new.entrants {
         hasher.update(name.as_bytes());
         hasher.update(b"\0");

@@ -40,6 +40,10 @@ pub struct TournamentFile {
     pub format: Format,
     #[serde(default)]
     pub limits: MatchLimits,
+    /// The environment id matches must be played in (see `arena worker`'s
+    /// report); absent: any worker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<String>,
     pub bots: Vec<BotEntry>,
 }
 

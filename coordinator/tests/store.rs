@@ -46,6 +46,7 @@ conformance!(
     schedule_round_is_idempotent_and_ordered,
     unknown_tournaments_are_errors,
     lease_takes_the_oldest_match_first,
+    lease_only_hands_out_matches_of_the_worker_s_environment,
     lease_prefers_cached_entrants,
     lease_preference_is_limited_to_the_window,
     extend_then_expire_requeues_at_the_front,
@@ -76,6 +77,7 @@ fn spec(id: &str) -> TournamentSpec {
         },
         seats: 2,
         limits: Default::default(),
+        environment: None,
         // Above 2^53, to catch any backend that passes seeds through a double.
         base_seed: u64::MAX - 7,
         entrants: ["a", "b", "c", "d"]
@@ -289,7 +291,11 @@ async fn lease_takes_the_oldest_match_first(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD), ("m2", AC)]).await;
     let mut lease_ids = Vec::new();
     for (i, expected) in ["m0", "m1", "m2"].into_iter().enumerate() {
-        let lease = store.lease("w1", 1000, 500, &[]).await.unwrap().unwrap();
+        let lease = store
+            .lease("w1", 1000, 500, &[], "")
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(lease.match_id, expected);
         assert_eq!(lease.tournament, "t");
         assert_eq!(lease.round, 0);
@@ -298,10 +304,50 @@ async fn lease_takes_the_oldest_match_first(store: Store) {
         assert_eq!(lease.pairing, scheduled(expected, [AB, CD, AC][i]).pairing);
         lease_ids.push(lease.lease_id);
     }
-    assert_eq!(store.lease("w1", 1000, 500, &[]).await.unwrap(), None);
+    assert_eq!(store.lease("w1", 1000, 500, &[], "").await.unwrap(), None);
     lease_ids.sort();
     lease_ids.dedup();
     assert_eq!(lease_ids.len(), 3, "lease ids must be unique");
+}
+
+async fn lease_only_hands_out_matches_of_the_worker_s_environment(store: Store) {
+    // "nix" needs workers in environment nix-1; "any" takes every worker.
+    let mut nix = spec("nix");
+    nix.environment = Some("nix-1".to_owned());
+    store.create_tournament(nix.clone()).await.unwrap();
+    assert_eq!(store.tournament("nix").await.unwrap(), Some(nix));
+    let round = vec![scheduled("n0", AB), scheduled("n1", CD)];
+    assert!(store.schedule_round("nix", 0, round, vec![]).await.unwrap());
+    store.create_tournament(spec("any")).await.unwrap();
+    assert!(
+        store
+            .schedule_round("any", 0, vec![scheduled("y0", AC)], vec![])
+            .await
+            .unwrap()
+    );
+
+    // A host-environment worker skips the nix matches, however old.
+    let host = store
+        .lease("h", 0, 100, &[], "host-1")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(host.match_id, "y0");
+    assert_eq!(store.lease("h", 0, 100, &[], "host-1").await.unwrap(), None);
+    // A nix worker gets them, oldest first.
+    let first = store
+        .lease("n", 0, 100, &[], "nix-1")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(first.match_id, "n0");
+    let second = store
+        .lease("n", 0, 100, &["c".into(), "d".into()], "nix-1")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(second.match_id, "n1");
+    assert_eq!(store.lease("n", 0, 100, &[], "nix-1").await.unwrap(), None);
 }
 
 async fn lease_prefers_cached_entrants(store: Store) {
@@ -310,7 +356,7 @@ async fn lease_prefers_cached_entrants(store: Store) {
     let cd = owned(&["c", "d"]);
     assert_eq!(
         store
-            .lease("w", 0, 10, &cd)
+            .lease("w", 0, 10, &cd, "")
             .await
             .unwrap()
             .unwrap()
@@ -321,7 +367,7 @@ async fn lease_prefers_cached_entrants(store: Store) {
     let ac = owned(&["a", "c", "x"]);
     assert_eq!(
         store
-            .lease("w", 0, 10, &ac)
+            .lease("w", 0, 10, &ac, "")
             .await
             .unwrap()
             .unwrap()
@@ -332,7 +378,7 @@ async fn lease_prefers_cached_entrants(store: Store) {
     let none = owned(&["z"]);
     assert_eq!(
         store
-            .lease("w", 0, 10, &none)
+            .lease("w", 0, 10, &none, "")
             .await
             .unwrap()
             .unwrap()
@@ -353,7 +399,7 @@ async fn lease_preference_is_limited_to_the_window(store: Store) {
     let cd = owned(&["c", "d"]);
     assert_eq!(
         store
-            .lease("w", 0, 10, &cd)
+            .lease("w", 0, 10, &cd, "")
             .await
             .unwrap()
             .unwrap()
@@ -364,7 +410,7 @@ async fn lease_preference_is_limited_to_the_window(store: Store) {
     let ac = owned(&["a", "c"]);
     assert_eq!(
         store
-            .lease("w", 0, 10, &ac)
+            .lease("w", 0, 10, &ac, "")
             .await
             .unwrap()
             .unwrap()
@@ -374,7 +420,7 @@ async fn lease_preference_is_limited_to_the_window(store: Store) {
     // With m00 and m15 gone, m16 is 15th: inside the window now.
     assert_eq!(
         store
-            .lease("w", 0, 10, &cd)
+            .lease("w", 0, 10, &cd, "")
             .await
             .unwrap()
             .unwrap()
@@ -385,7 +431,7 @@ async fn lease_preference_is_limited_to_the_window(store: Store) {
 
 async fn extend_then_expire_requeues_at_the_front(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
-    let lease = store.lease("w1", 0, 100, &[]).await.unwrap().unwrap();
+    let lease = store.lease("w1", 0, 100, &[], "").await.unwrap().unwrap();
     assert_eq!(store.next_expiry().await.unwrap(), Some(100));
 
     assert!(store.extend(&lease.lease_id, 50, 100).await.unwrap());
@@ -408,7 +454,7 @@ async fn extend_then_expire_requeues_at_the_front(store: Store) {
     );
 
     // m0 went back in front of m1, one attempt later.
-    let again = store.lease("w2", 200, 100, &[]).await.unwrap().unwrap();
+    let again = store.lease("w2", 200, 100, &[], "").await.unwrap().unwrap();
     assert_eq!((again.match_id.as_str(), again.attempt), ("m0", 2));
     assert_ne!(again.lease_id, lease.lease_id);
     let info = &store.matches("t").await.unwrap()[0];
@@ -430,13 +476,13 @@ async fn expire_requeues_earliest_expiry_first(store: Store) {
     )
     .await;
     for ttl in [300, 100, 200] {
-        store.lease("w", 0, ttl, &[]).await.unwrap().unwrap();
+        store.lease("w", 0, ttl, &[], "").await.unwrap().unwrap();
     }
     assert_eq!(store.expire(250).await.unwrap(), owned(&["m1", "m2"]));
     assert_eq!(store.expire(1000).await.unwrap(), owned(&["m0"]));
     // Queue now: m0 (requeued last, at the front), m1, m2, then m3.
     let mut leased = Vec::new();
-    while let Some(lease) = store.lease("w", 2000, 10, &[]).await.unwrap() {
+    while let Some(lease) = store.lease("w", 2000, 10, &[], "").await.unwrap() {
         leased.push(lease.match_id);
     }
     assert_eq!(leased, owned(&["m0", "m1", "m2", "m3"]));
@@ -445,8 +491,8 @@ async fn expire_requeues_earliest_expiry_first(store: Store) {
 async fn next_expiry_follows_the_earliest_lease(store: Store) {
     assert_eq!(store.next_expiry().await.unwrap(), None);
     with_round(&store, "t", &[("m0", AB), ("m1", CD), ("m2", AC)]).await;
-    let l0 = store.lease("w", 1000, 500, &[]).await.unwrap().unwrap();
-    let l1 = store.lease("w", 1000, 200, &[]).await.unwrap().unwrap();
+    let l0 = store.lease("w", 1000, 500, &[], "").await.unwrap().unwrap();
+    let l1 = store.lease("w", 1000, 200, &[], "").await.unwrap().unwrap();
     assert_eq!(store.next_expiry().await.unwrap(), Some(1200));
     let outcome = store.complete("m1", &l1.lease_id, record("m1", 0, 9), None);
     assert_eq!(outcome.await.unwrap(), CompleteOutcome::Accepted);
@@ -457,7 +503,7 @@ async fn next_expiry_follows_the_earliest_lease(store: Store) {
 
 async fn complete_accepts_once_then_reports_duplicates(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
-    let lease = store.lease("w", 0, 100, &[]).await.unwrap().unwrap();
+    let lease = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
     let replay: Vec<u8> = (0..=255).cycle().take(100_000).collect();
 
     let err = store
@@ -494,7 +540,7 @@ async fn complete_accepts_once_then_reports_duplicates(store: Store) {
     assert_eq!(queued.await.unwrap(), CompleteOutcome::StaleLease);
 
     // Without a replay, nothing is stored for it.
-    let l1 = store.lease("w", 0, 100, &[]).await.unwrap().unwrap();
+    let l1 = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
     let done = store.complete("m1", &l1.lease_id, record("m1", 0, 7), None);
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
     assert_eq!(store.replay("m1").await.unwrap(), None);
@@ -506,9 +552,13 @@ async fn complete_accepts_once_then_reports_duplicates(store: Store) {
 
 async fn stale_lease_results_are_dropped(store: Store) {
     with_round(&store, "t", &[("m0", AB)]).await;
-    let old = store.lease("slow", 0, 100, &[]).await.unwrap().unwrap();
+    let old = store.lease("slow", 0, 100, &[], "").await.unwrap().unwrap();
     assert_eq!(store.expire(100).await.unwrap(), owned(&["m0"]));
-    let new = store.lease("fast", 150, 100, &[]).await.unwrap().unwrap();
+    let new = store
+        .lease("fast", 150, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(new.attempt, 2);
 
     // The slow worker reports while the match is leased to someone else.
@@ -544,7 +594,7 @@ async fn stale_lease_results_are_dropped(store: Store) {
 
 async fn fail_requeues_at_the_front(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
-    let lease = store.lease("w", 0, 100, &[]).await.unwrap().unwrap();
+    let lease = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
     assert!(!store.fail("m0", "w#nope", "wrong lease").await.unwrap());
     assert!(
         !store
@@ -571,7 +621,7 @@ async fn fail_requeues_at_the_front(store: Store) {
     assert_eq!(info.attempt, 2);
     assert_eq!(info.last_error.as_deref(), Some("sandbox setup failed"));
 
-    let again = store.lease("w", 10, 100, &[]).await.unwrap().unwrap();
+    let again = store.lease("w", 10, 100, &[], "").await.unwrap().unwrap();
     assert_eq!((again.match_id.as_str(), again.attempt), ("m0", 2));
     let stale = store.complete("m0", &lease.lease_id, record("m0", 0, 1), None);
     assert_eq!(stale.await.unwrap(), CompleteOutcome::StaleLease);
@@ -585,9 +635,9 @@ async fn cancel_drops_the_queue_and_stops_extensions(store: Store) {
     )
     .await;
     with_round(&store, "other", &[("o0", AB)]).await;
-    let l0 = store.lease("w", 0, 100, &[]).await.unwrap().unwrap();
-    let l1 = store.lease("w", 0, 100, &[]).await.unwrap().unwrap();
-    let l2 = store.lease("w", 0, 100, &[]).await.unwrap().unwrap();
+    let l0 = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
+    let l1 = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
+    let l2 = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
     let done = store.complete("m0", &l0.lease_id, record("m0", 0, 4), None);
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
 
@@ -601,9 +651,9 @@ async fn cancel_drops_the_queue_and_stops_extensions(store: Store) {
     assert!(!store.extend(&l1.lease_id, 10, 100).await.unwrap());
 
     // The other tournament's match is all that's left to lease.
-    let o0 = store.lease("w", 10, 100, &[]).await.unwrap().unwrap();
+    let o0 = store.lease("w", 10, 100, &[], "").await.unwrap().unwrap();
     assert_eq!(o0.match_id, "o0");
-    assert_eq!(store.lease("w", 10, 100, &[]).await.unwrap(), None);
+    assert_eq!(store.lease("w", 10, 100, &[], "").await.unwrap(), None);
 
     // A result under a lease still running is kept; a lease that fails or
     // runs out drops its match instead of requeueing it.
@@ -613,7 +663,7 @@ async fn cancel_drops_the_queue_and_stops_extensions(store: Store) {
     assert_eq!(store.expire(1000).await.unwrap(), owned(&["o0"]));
     assert_eq!(
         store
-            .lease("w", 1000, 100, &[])
+            .lease("w", 1000, 100, &[], "")
             .await
             .unwrap()
             .unwrap()
@@ -662,8 +712,8 @@ async fn status_and_matches_count_every_state(store: Store) {
         .schedule_round("t", 1, vec![scheduled("m3", AB)], vec![])
         .await
         .unwrap();
-    let l0 = store.lease("w1", 0, 100, &[]).await.unwrap().unwrap();
-    store.lease("w2", 0, 100, &[]).await.unwrap().unwrap();
+    let l0 = store.lease("w1", 0, 100, &[], "").await.unwrap().unwrap();
+    store.lease("w2", 0, 100, &[], "").await.unwrap().unwrap();
     let done = store.complete("m0", &l0.lease_id, record("m0", 0, 8), None);
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
 
@@ -791,7 +841,7 @@ async fn workers_alive_window(store: Store) {
 
 async fn concurrent_completes_accept_exactly_one(store: Store) {
     with_round(&store, "t", &[("m0", AB)]).await;
-    let lease = store.lease("w", 0, HOUR, &[]).await.unwrap().unwrap();
+    let lease = store.lease("w", 0, HOUR, &[], "").await.unwrap().unwrap();
     let tasks: Vec<_> = (0..32u32)
         .map(|turns| {
             let store = store.clone();
@@ -877,9 +927,9 @@ async fn redis_state_survives_a_coordinator_restart() {
         .schedule_round("t", 1, vec![scheduled("m4", CD)], owned(&["e"]))
         .await
         .unwrap();
-    let l0 = store.lease("w", 0, 100, &[]).await.unwrap().unwrap();
-    let l1 = store.lease("w", 0, 500, &[]).await.unwrap().unwrap();
-    let l2 = store.lease("w", 0, 500, &[]).await.unwrap().unwrap();
+    let l0 = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
+    let l1 = store.lease("w", 0, 500, &[], "").await.unwrap().unwrap();
+    let l2 = store.lease("w", 0, 500, &[], "").await.unwrap().unwrap();
     let done = store.complete(
         "m0",
         &l0.lease_id,
@@ -933,7 +983,7 @@ async fn redis_state_survives_a_coordinator_restart() {
             .await
             .unwrap()
     );
-    let requeued = store.lease("w2", 60, 100, &[]).await.unwrap().unwrap();
+    let requeued = store.lease("w2", 60, 100, &[], "").await.unwrap().unwrap();
     assert_eq!((requeued.match_id.as_str(), requeued.attempt), ("m2", 2));
     assert!(
         ![&l0, &l1, &l2]
@@ -959,7 +1009,7 @@ async fn redis_writes_only_documented_keys() {
         .schedule_round("other", 1, vec![scheduled("o1", AB)], owned(&["c"]))
         .await
         .unwrap();
-    let lease = store.lease("w", 0, 10, &[]).await.unwrap().unwrap();
+    let lease = store.lease("w", 0, 10, &[], "").await.unwrap().unwrap();
     assert!(store.extend(&lease.lease_id, 1, 10).await.unwrap());
     let replay = Some(b"r".to_vec());
     let done = store.complete(&lease.match_id, &lease.lease_id, record("o1", 1, 1), replay);

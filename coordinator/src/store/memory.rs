@@ -233,25 +233,43 @@ impl MemoryStore {
         now_ms: u64,
         ttl_ms: u64,
         cached: &[EntrantId],
+        environment: &str,
     ) -> Result<Option<Lease>> {
         let mut guard = self.lock();
         let state = &mut *guard;
-        let all_cached = |id: &String| {
-            state
-                .matches
-                .get(id)
-                .is_some_and(|m| m.pairing.seats.iter().all(|seat| cached.contains(seat)))
-        };
-        let position = if cached.is_empty() {
-            None
-        } else {
+        // Queue positions of the matches this worker may play: their
+        // tournament names no environment, or names the worker's.
+        let eligible: Vec<usize> = state
+            .queue
+            .iter()
+            .enumerate()
+            .filter(|(_, id)| {
+                let needs = state
+                    .matches
+                    .get(*id)
+                    .and_then(|m| state.tournaments.get(&m.tournament))
+                    .and_then(|t| t.spec.environment.as_deref());
+                needs.is_none_or(|needs| needs == environment)
+            })
+            .map(|(position, _)| position)
+            .take(LEASE_PREFERENCE_WINDOW)
+            .collect();
+        let all_cached = |position: &usize| {
             state
                 .queue
-                .iter()
-                .take(LEASE_PREFERENCE_WINDOW)
-                .position(all_cached)
+                .get(*position)
+                .and_then(|id| state.matches.get(id))
+                .is_some_and(|m| m.pairing.seats.iter().all(|seat| cached.contains(seat)))
         };
-        let Some(match_id) = state.queue.get(position.unwrap_or(0)).cloned() else {
+        let cached_position = if cached.is_empty() {
+            None
+        } else {
+            eligible.iter().copied().find(all_cached)
+        };
+        let Some(position) = cached_position.or_else(|| eligible.first().copied()) else {
+            return Ok(None);
+        };
+        let Some(match_id) = state.queue.get(position).cloned() else {
             return Ok(None);
         };
         let entry = state
@@ -259,7 +277,7 @@ impl MemoryStore {
             .get_mut(&match_id)
             .filter(|m| matches!(m.slot, Slot::Queued))
             .ok_or_else(|| StoreError::Corrupt(format!("queued match {match_id} is not queued")))?;
-        state.queue.remove(position.unwrap_or(0));
+        state.queue.remove(position);
         state.lease_seq += 1;
         let lease_id = format!("{worker}#{}", state.lease_seq);
         let expires_at_ms = expiry(now_ms, ttl_ms);

@@ -150,8 +150,9 @@ impl Store {
         now_ms: u64,
         ttl_ms: u64,
         cached: &[EntrantId],
+        environment: &str,
     ) -> Result<Option<Lease>> {
-        dispatch!(self.lease(worker, now_ms, ttl_ms, cached))
+        dispatch!(self.lease(worker, now_ms, ttl_ms, cached, environment))
     }
 
     /// Moves a lease's expiry to `now_ms + ttl_ms`. `false` (and no change)

@@ -38,6 +38,9 @@ pub struct TournamentSpec {
     /// The runner's limits for every match of the tournament.
     #[serde(default)]
     pub limits: MatchLimits,
+    /// The environment id its matches must be played in; `None`: any worker.
+    #[serde(default)]
+    pub environment: Option<String>,
 }
 
 /// A match handed to [`Store::schedule_round`](super::Store::schedule_round).

@@ -20,6 +20,9 @@ pub const PREFIX: &str = "arena:";
 pub const TOURNAMENTS: &str = "arena:tournaments";
 /// SET of cancelled tournament ids.
 pub const CANCELLED: &str = "arena:cancelled";
+/// HASH tournament id → the environment id its matches must be played in
+/// (absent: any worker).
+pub const TOURNAMENT_ENV: &str = "arena:tournament_env";
 /// LIST of queued match ids; the head is leased next.
 pub const QUEUE: &str = "arena:queue";
 /// ZSET of current lease ids scored by expiry (ms).
@@ -104,6 +107,7 @@ pub fn submission(hash: &str) -> String {
 pub const PATTERNS: &[&str] = &[
     TOURNAMENTS,
     CANCELLED,
+    TOURNAMENT_ENV,
     QUEUE,
     LEASES,
     LEASE_MATCH,

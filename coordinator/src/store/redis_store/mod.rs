@@ -77,9 +77,11 @@ impl RedisStore {
             .key(keys::TOURNAMENTS)
             .key(keys::spec(&stored.id))
             .key(keys::CANCELLED)
+            .key(keys::TOURNAMENT_ENV)
             .arg(&stored.id)
             .arg(json)
             .arg(if created_cancelled { "1" } else { "0" })
+            .arg(stored.environment.as_deref().unwrap_or(""))
             .invoke_async(&mut self.conn())
             .await?;
         if created == 1 {
@@ -164,6 +166,7 @@ impl RedisStore {
         now_ms: u64,
         ttl_ms: u64,
         cached: &[EntrantId],
+        environment: &str,
     ) -> Result<Option<Lease>> {
         let expires_at_ms = expiry(now_ms, ttl_ms);
         let reply: Option<Vec<Option<String>>> = SCRIPTS
@@ -180,9 +183,11 @@ impl RedisStore {
             .key(keys::MATCH_TOURNAMENT)
             .key(keys::MATCH_ROUND)
             .key(keys::MATCH_PAIRING)
+            .key(keys::TOURNAMENT_ENV)
             .arg(worker)
             .arg(expires_at_ms)
             .arg(LEASE_PREFERENCE_WINDOW)
+            .arg(environment)
             .arg(cached)
             .invoke_async(&mut self.conn())
             .await?;

@@ -3,9 +3,11 @@
 -- KEYS[1]: arena:tournaments        SET of tournament ids
 -- KEYS[2]: arena:spec:{tournament}  STRING, the spec JSON
 -- KEYS[3]: arena:cancelled          SET of cancelled tournament ids
+-- KEYS[4]: arena:tournament_env     HASH tournament -> required environment id
 -- ARGV[1]: tournament id
 -- ARGV[2]: spec JSON
 -- ARGV[3]: "1" to create it already cancelled, "0" otherwise
+-- ARGV[4]: the environment id its matches need, "" for any
 -- Returns: 1 if created, 0 if the id was taken (nothing written).
 
 local id = ARGV[1]
@@ -20,5 +22,8 @@ redis.call('SET', KEYS[2], ARGV[2])
 redis.call('SADD', KEYS[1], id)
 if ARGV[3] == '1' then
     redis.call('SADD', KEYS[3], id)
+end
+if ARGV[4] ~= '' then
+    redis.call('HSET', KEYS[4], id, ARGV[4])
 end
 return 1

@@ -1,6 +1,7 @@
--- Leases a queued match to a worker: the head of the queue, unless one of
--- the first ARGV[3] queued matches has every entrant in the worker's cache,
--- in which case the first such match.
+-- Leases a queued match to a worker. Only matches the worker may play count:
+-- those of tournaments that name no environment or name the worker's. Of
+-- those, the first, unless one of the first ARGV[3] has every entrant in the
+-- worker's cache, in which case the first such match.
 --
 -- KEYS[1]:  arena:queue             LIST of queued match ids
 -- KEYS[2]:  arena:match_seats       HASH match -> seats JSON array
@@ -14,24 +15,37 @@
 -- KEYS[10]: arena:match_tournament  HASH match -> tournament
 -- KEYS[11]: arena:match_round       HASH match -> round
 -- KEYS[12]: arena:match_pairing     HASH match -> pairing JSON
+-- KEYS[13]: arena:tournament_env    HASH tournament -> required environment id
 -- ARGV[1]: worker id
 -- ARGV[2]: expiry of the new lease (ms)
--- ARGV[3]: how many queued matches to look through for a cached one
--- ARGV[4 ..]: entrant ids the worker has built
+-- ARGV[3]: how many eligible matches to look through for a cached one
+-- ARGV[4]: the worker's environment id
+-- ARGV[5 ..]: entrant ids the worker has built
 -- Returns: nil if the queue is empty, else
 --   {lease id, match id, attempt, tournament, round, pairing JSON}
 
 local worker = ARGV[1]
 
--- Choose.
-local head = redis.call('LRANGE', KEYS[1], 0, tonumber(ARGV[3]) - 1)
+-- Choose among the eligible matches, in queue order.
+local window = tonumber(ARGV[3])
+local queued = redis.call('LRANGE', KEYS[1], 0, -1)
+local head = {}
+for _, id in ipairs(queued) do
+    local needs = redis.call('HGET', KEYS[13], redis.call('HGET', KEYS[10], id) or '')
+    if not needs or needs == ARGV[4] then
+        head[#head + 1] = id
+        if #head == window then
+            break
+        end
+    end
+end
 if #head == 0 then
     return false
 end
 local chosen = head[1]
-if #ARGV >= 4 then
+if #ARGV >= 5 then
     local cached = {}
-    for i = 4, #ARGV do
+    for i = 5, #ARGV do
         cached[ARGV[i]] = true
     end
     for _, id in ipairs(head) do
