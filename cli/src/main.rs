@@ -9,6 +9,7 @@ mod bench;
 mod build;
 mod cli;
 mod distributed;
+mod entropy;
 mod internal_bot;
 mod launch;
 mod metrics_http;

@@ -97,11 +97,7 @@ fn write_summary(out: &mut impl Write, report: &MatchReport) -> std::io::Result<
 
 /// A seed for when the user gave none: fresh per run, printed in the result.
 fn fresh_seed() -> u64 {
-    let mut bytes = [0u8; 8];
-    if std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
-        .is_ok()
-    {
+    if let Ok(bytes) = crate::entropy::random_bytes::<8>() {
         return u64::from_le_bytes(bytes);
     }
     let nanos = std::time::SystemTime::now()

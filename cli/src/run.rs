@@ -89,7 +89,7 @@ async fn tournament(
         .await?;
 
     // The coordinator on loopback, with a token made for this run.
-    let token = fresh_token();
+    let token = fresh_token()?;
     let tokens = Tokens {
         workers: [token.clone()].into(),
         admins: Default::default(),
@@ -177,10 +177,7 @@ async fn tournament(
 }
 
 /// A random token for the in-process server.
-fn fresh_token() -> String {
-    let mut bytes = [0u8; 16];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        let _ = std::io::Read::read_exact(&mut f, &mut bytes);
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+fn fresh_token() -> anyhow::Result<String> {
+    let bytes = crate::entropy::random_bytes::<16>().context("reading /dev/urandom for a token")?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }

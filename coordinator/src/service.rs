@@ -293,10 +293,8 @@ impl Coordinator {
     pub async fn lease(&self, worker: &str) -> Result<Option<LeasedMatch>> {
         let (cached, environment) = self
             .store
-            .workers(now_ms(), u64::MAX)
+            .worker(worker)
             .await?
-            .into_iter()
-            .find(|w| w.id == worker)
             .map(|w| (w.cached, w.environment_id))
             .unwrap_or_default();
         let ttl = self.config.lease_ttl;

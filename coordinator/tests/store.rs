@@ -831,6 +831,12 @@ async fn workers_alive_window(store: Store) {
         vec![worker("w1", &["b", "c"]), worker("w2", &["a"])]
     );
     assert!(store.workers(HOUR, 600).await.unwrap().is_empty());
+    // One worker by id, alive or not, with its latest cache.
+    assert_eq!(
+        store.worker("w1").await.unwrap(),
+        Some(worker("w1", &["b", "c"]))
+    );
+    assert_eq!(store.worker("ghost").await.unwrap(), None);
 
     // Registering again replaces the worker.
     let mut bigger = worker("w1", &[]);

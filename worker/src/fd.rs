@@ -96,3 +96,62 @@ pub fn wait_any(interests: &[Interest], timeout: Duration) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// Copies `outputs` (made non-blocking here) into `log` until they have all
+/// closed and `exited` says the process is gone (`true`), or until the
+/// deadline passes (`false`). Used for build scripts, whose output is only
+/// kept, never parsed.
+pub fn drain_until_exit(
+    outputs: &[std::os::fd::OwnedFd],
+    log: &mut crate::capped_log::CappedLog,
+    deadline: std::time::Instant,
+    mut exited: impl FnMut() -> io::Result<bool>,
+) -> io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    use std::time::Instant;
+
+    for output in outputs {
+        set_nonblocking(output.as_raw_fd())?;
+    }
+    let mut open = vec![true; outputs.len()];
+    let mut buf = vec![0u8; 64 * 1024];
+    // Once both streams are closed, poll for the exit with a growing pause.
+    let mut pause = Duration::from_micros(50);
+    loop {
+        for (output, is_open) in outputs.iter().zip(open.iter_mut()) {
+            while *is_open {
+                match read_some(output.as_raw_fd(), &mut buf)? {
+                    ReadOutcome::Data(n) => log.write(&buf[..n]),
+                    ReadOutcome::Empty => break,
+                    ReadOutcome::Closed => *is_open = false,
+                }
+            }
+        }
+        let now = Instant::now();
+        if !open.contains(&true) {
+            if exited()? {
+                return Ok(true);
+            }
+            if now >= deadline {
+                return Ok(false);
+            }
+            std::thread::sleep(pause.min(deadline - now));
+            pause = (pause * 2).min(Duration::from_millis(20));
+            continue;
+        }
+        if now >= deadline {
+            return Ok(false);
+        }
+        let interests: Vec<Interest> = outputs
+            .iter()
+            .zip(&open)
+            .filter(|(_, open)| **open)
+            .map(|(fd, _)| Interest {
+                fd: fd.as_raw_fd(),
+                readable: true,
+                writable: false,
+            })
+            .collect();
+        wait_any(&interests, (deadline - now).min(Duration::from_millis(100)))?;
+    }
+}

@@ -10,7 +10,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::capped_log::CappedLog;
-use crate::fd::{self, Interest, ReadOutcome};
+use crate::fd;
 use crate::launcher::{
     BUILD_SCRIPT, BotExit, BotHandle, BotSpec, BuildReport, LaunchError, LaunchedBot, Launcher,
     RUN_SCRIPT,
@@ -129,8 +129,11 @@ impl Launcher for ProcessLauncher {
         let mut handle = ProcessHandle::new(child);
         let mut log = CappedLog::new(self.build_log_cap);
         let deadline = started + wall_limit;
-        let finished = collect_until_exit(&outputs, &mut handle, &mut log, deadline)
-            .map_err(|e| LaunchError::io("collect build output", &bot.dir, e))?;
+        let finished = fd::drain_until_exit(&outputs, &mut log, deadline, || {
+            Ok(handle.try_wait()?.is_some())
+        })
+        .and_then(|exited| if exited { handle.try_wait() } else { Ok(None) })
+        .map_err(|e| LaunchError::io("collect build output", &bot.dir, e))?;
         // Whatever the script left running in its group goes with it.
         handle
             .kill()
@@ -160,72 +163,6 @@ fn describe_build_failure(exit: BotExit) -> Option<String> {
         (Some(code), _) => Some(format!("build.sh exited with status {code}")),
         (None, Some(signal)) => Some(format!("build.sh was killed by signal {signal}")),
         (None, None) => Some("build.sh ended abnormally".to_owned()),
-    }
-}
-
-/// Copies the outputs into `log` until the process exits (its exit) or the
-/// deadline passes (`None`).
-fn collect_until_exit(
-    outputs: &[OwnedFd],
-    handle: &mut ProcessHandle,
-    log: &mut CappedLog,
-    deadline: Instant,
-) -> std::io::Result<Option<BotExit>> {
-    for output in outputs {
-        fd::set_nonblocking(output.as_raw_fd())?;
-    }
-    let mut open: Vec<bool> = vec![true; outputs.len()];
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        for (output, is_open) in outputs.iter().zip(open.iter_mut()) {
-            while *is_open {
-                match fd::read_some(output.as_raw_fd(), &mut buf)? {
-                    ReadOutcome::Data(n) => log.write(&buf[..n]),
-                    ReadOutcome::Empty => break,
-                    ReadOutcome::Closed => *is_open = false,
-                }
-            }
-        }
-        // Both streams closed: the script and anything it started are done writing.
-        if !open.contains(&true) {
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            return wait_with_deadline(handle, remaining);
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return Ok(None);
-        }
-        let interests: Vec<Interest> = outputs
-            .iter()
-            .zip(&open)
-            .filter(|(_, open)| **open)
-            .map(|(fd, _)| Interest {
-                fd: fd.as_raw_fd(),
-                readable: true,
-                writable: false,
-            })
-            .collect();
-        fd::wait_any(&interests, (deadline - now).min(Duration::from_millis(100)))?;
-    }
-}
-
-/// Polls for the exit until `limit` passes.
-fn wait_with_deadline(
-    handle: &mut ProcessHandle,
-    limit: Duration,
-) -> std::io::Result<Option<BotExit>> {
-    let deadline = Instant::now() + limit;
-    let mut pause = Duration::from_micros(50);
-    loop {
-        if let Some(exit) = handle.try_wait()? {
-            return Ok(Some(exit));
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return Ok(None);
-        }
-        std::thread::sleep(pause.min(deadline - now));
-        pause = (pause * 2).min(Duration::from_millis(20));
     }
 }
 

@@ -21,7 +21,7 @@ use arena_sandbox::spawn::APP_MOUNT;
 use arena_sandbox::{Sandbox, SandboxCommand, SandboxedChild};
 
 use crate::capped_log::CappedLog;
-use crate::fd::{self, Interest, ReadOutcome};
+use crate::fd;
 use crate::launcher::{
     BUILD_SCRIPT, BotExit, BotHandle, BotSpec, BuildReport, LaunchError, LaunchedBot, Launcher,
     RUN_SCRIPT,
@@ -141,8 +141,9 @@ impl SandboxLauncher {
             .flatten()
             .collect();
         let deadline = Instant::now() + wall_limit;
-        let finished = drain_until_exit(&mut child, &outputs, log, deadline)
-            .map_err(|e| LaunchError::io("collect build output", tree, e))?;
+        let finished =
+            fd::drain_until_exit(&outputs, log, deadline, || Ok(child.try_wait()?.is_some()))
+                .map_err(|e| LaunchError::io("collect build output", tree, e))?;
         let verdict = child.finish().map_err(|e| sandbox_error(tree, e))?;
         Ok(finished.then(
             || match (verdict.code, verdict.signal, verdict.oom_killed) {
@@ -153,54 +154,6 @@ impl SandboxLauncher {
                 (None, None, _) => Err("build.sh ended abnormally".to_owned()),
             },
         ))
-    }
-}
-
-/// Copies both outputs into `log` until they close and the process has
-/// exited (true), or the deadline passes (false).
-fn drain_until_exit(
-    child: &mut SandboxedChild,
-    outputs: &[OwnedFd],
-    log: &mut CappedLog,
-    deadline: Instant,
-) -> std::io::Result<bool> {
-    for output in outputs {
-        fd::set_nonblocking(output.as_raw_fd())?;
-    }
-    let mut open = vec![true; outputs.len()];
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        for (output, is_open) in outputs.iter().zip(open.iter_mut()) {
-            while *is_open {
-                match fd::read_some(output.as_raw_fd(), &mut buf)? {
-                    ReadOutcome::Data(n) => log.write(&buf[..n]),
-                    ReadOutcome::Empty => break,
-                    ReadOutcome::Closed => *is_open = false,
-                }
-            }
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return Ok(false);
-        }
-        if !open.contains(&true) {
-            if child.try_wait()?.is_some() {
-                return Ok(true);
-            }
-            std::thread::sleep(Duration::from_millis(1));
-            continue;
-        }
-        let interests: Vec<Interest> = outputs
-            .iter()
-            .zip(&open)
-            .filter(|(_, open)| **open)
-            .map(|(fd, _)| Interest {
-                fd: fd.as_raw_fd(),
-                readable: true,
-                writable: false,
-            })
-            .collect();
-        fd::wait_any(&interests, (deadline - now).min(Duration::from_millis(100)))?;
     }
 }
 

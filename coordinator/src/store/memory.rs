@@ -514,6 +514,11 @@ impl MemoryStore {
         Ok(true)
     }
 
+    /// See [`Store::worker`](crate::store::Store::worker).
+    pub async fn worker(&self, id: &str) -> Result<Option<WorkerInfo>> {
+        Ok(self.lock().workers.get(id).map(|(info, _)| info.clone()))
+    }
+
     /// See [`Store::workers`](crate::store::Store::workers).
     pub async fn workers(&self, now_ms: u64, alive_within_ms: u64) -> Result<Vec<WorkerInfo>> {
         let oldest = now_ms.saturating_sub(alive_within_ms);

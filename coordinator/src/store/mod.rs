@@ -243,6 +243,11 @@ impl Store {
         dispatch!(self.heartbeat_worker(id, now_ms, cached))
     }
 
+    /// One registered worker, alive or not.
+    pub async fn worker(&self, id: &str) -> Result<Option<WorkerInfo>> {
+        dispatch!(self.worker(id))
+    }
+
     /// Workers heard from within `alive_within_ms` before `now_ms`
     /// (inclusive), sorted by id.
     pub async fn workers(&self, now_ms: u64, alive_within_ms: u64) -> Result<Vec<WorkerInfo>> {

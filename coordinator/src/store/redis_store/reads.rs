@@ -206,6 +206,24 @@ impl RedisStore {
         Ok(infos)
     }
 
+    /// See [`Store::worker`](crate::store::Store::worker).
+    pub async fn worker(&self, id: &str) -> Result<Option<WorkerInfo>> {
+        let (info, cached): (Option<String>, Option<String>) = redis::pipe()
+            .atomic()
+            .hget(keys::WORKERS, id)
+            .hget(keys::WORKER_CACHED, id)
+            .query_async(&mut self.conn())
+            .await?;
+        let Some(info) = info else {
+            return Ok(None);
+        };
+        let mut info: WorkerInfo = from_json(&info, format!("worker {id}"))?;
+        if let Some(cached) = cached {
+            info.cached = from_json(&cached, format!("cache of worker {id}"))?;
+        }
+        Ok(Some(info))
+    }
+
     /// See [`Store::workers`](crate::store::Store::workers).
     pub async fn workers(&self, now_ms: u64, alive_within_ms: u64) -> Result<Vec<WorkerInfo>> {
         let oldest = now_ms.saturating_sub(alive_within_ms);
