@@ -83,6 +83,21 @@ fn play_json_prints_the_documented_result_and_replays_verify() {
         .unwrap();
     assert_eq!(verify.status.code(), Some(3));
 
+    // A forged initial state (here a board one column wider than its planes)
+    // is refused as input, exit status 1, rather than crashing the simulation.
+    let width = doc["initial"]["width"].as_u64().unwrap();
+    doc["initial"]["width"] = (width + 1).into();
+    std::fs::write(&replay, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let verify = arena()
+        .args(["replay", "verify"])
+        .arg(&replay)
+        .output()
+        .unwrap();
+    assert_eq!(verify.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&verify.stderr);
+    assert!(stderr.contains("plane has"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+
     // Not a replay at all: an error, exit status 1.
     std::fs::write(&replay, b"{not json").unwrap();
     let verify = arena()

@@ -339,11 +339,25 @@ fn from_seed_builds_the_generated_board() {
 
 #[test]
 fn try_from_seed_reports_bad_params() {
-    let params = Params {
-        max_turns: 0,
-        ..Params::default()
-    };
-    assert_eq!(Generals::try_from_seed(3, params), Err(SetupError::NoTurns));
+    for params in [
+        Params {
+            max_turns: 0,
+            ..Params::default()
+        },
+        Params {
+            max_turns: 50_001,
+            ..Params::default()
+        },
+        Params {
+            build_base_cost: 1_000_001,
+            ..Params::default()
+        },
+    ] {
+        assert!(matches!(
+            Generals::try_from_seed(3, params),
+            Err(SetupError::Params(_))
+        ));
+    }
 }
 
 #[test]

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::report::{FaultKind, Forfeit};
 
 /// Identifies the file format; bumped on any incompatible change.
-pub const REPLAY_FORMAT: &str = "arena-replay/1";
+pub const REPLAY_FORMAT: &str = "arena-replay/2";
 
 /// One step as applied.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

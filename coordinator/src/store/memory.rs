@@ -347,10 +347,10 @@ impl MemoryStore {
         let mut requeued = Vec::new();
         for (at, lease_id) in &due {
             state.expiries.remove(&(*at, lease_id.clone()));
-            if let Some(match_id) = state.lease_match.remove(lease_id) {
-                if state.end_attempt(&match_id, LEASE_EXPIRED) {
-                    requeued.push(match_id);
-                }
+            if let Some(match_id) = state.lease_match.remove(lease_id)
+                && state.end_attempt(&match_id, LEASE_EXPIRED)
+            {
+                requeued.push(match_id);
             }
         }
         // Front of the queue in expiry order: push the latest expiry first.

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::action::Direction;
+use super::state::{State, check_params};
 use crate::game::Outcome;
 
 /// What stands on a cell, encoded as in the reference engine's fixtures.
@@ -82,12 +84,16 @@ pub enum SetupError {
     GeneralOnMountain { player: usize },
     #[error("the start board holds a {kind:?} outside the generals' cells")]
     UnexpectedStructure { kind: Kind },
-    #[error("max_turns must be positive")]
-    NoTurns,
+    #[error("params out of range: {0}")]
+    Params(&'static str),
 }
 
-/// A game of generals in progress: plain data, compared and serialised whole.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A game of generals in progress.
+///
+/// Serialised and compared by its defining fields only (see [`super::state`]);
+/// the rest are indexes derived from them.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(try_from = "State")]
 pub struct Generals {
     pub(crate) height: usize,
     pub(crate) width: usize,
@@ -101,14 +107,22 @@ pub struct Generals {
     /// Cell index of every general and castle ever on the board; structures
     /// never revert, so this only grows.
     pub(crate) structures: Vec<usize>,
-    /// Owned cells per player, kept current by every write.
-    pub(crate) land: [u32; 2],
-    /// Army on owned cells per player, kept current by every write.
-    pub(crate) army_total: [u64; 2],
+    /// Cells per owner code (0 neutral, 1 player 0, 2 player 1), kept current
+    /// by every write. Indexing by the code itself keeps the hot paths free of
+    /// "is this neutral?" branches; the neutral slot is kept exact too.
+    pub(crate) land: [u32; 3],
+    /// Army per owner code, as `land`.
+    pub(crate) army_total: [u64; 3],
     /// Each player's owned cells, in no meaningful order (swap-removed).
     pub(crate) owned: [Vec<u32>; 2],
     /// Where each cell sits in its owner's `owned` list.
     pub(crate) owned_slot: Vec<u32>,
+    /// Per cell, bit `d` is set when one step in direction `d` stays on the
+    /// board and does not enter a mountain. Mountains are permanent, so this
+    /// never changes after construction.
+    pub(crate) open: Vec<u8>,
+    /// `reciprocal(width)`, kept so a cell's row costs a multiply, not a division.
+    pub(crate) width_reciprocal: u64,
     pub(crate) time: u32,
     pub(crate) outcome: Option<Outcome>,
 }
@@ -133,9 +147,7 @@ impl Generals {
                 expected: cells,
             });
         }
-        if params.max_turns == 0 {
-            return Err(SetupError::NoTurns);
-        }
+        check_params(&params).map_err(SetupError::Params)?;
         let mut general_cells = [0usize; 2];
         for (player, [row, col]) in generals.into_iter().enumerate() {
             if row >= height || col >= width {
@@ -167,26 +179,67 @@ impl Generals {
             owner[cell] = player as u8 + 1;
             army[cell] = 1;
         }
-        let mut owned_slot = vec![0u32; cells];
-        for &cell in &general_cells {
-            owned_slot[cell] = 0;
-        }
-        Ok(Generals {
+        Ok(Generals::assemble(
             height,
             width,
             params,
             kind,
             owner,
             army,
-            generals: general_cells,
-            structures: general_cells.to_vec(),
-            land: [1, 1],
-            army_total: [1, 1],
-            owned: [vec![general_cells[0] as u32], vec![general_cells[1] as u32]],
+            general_cells,
+            0,
+            None,
+        ))
+    }
+
+    /// Builds a game from planes already known to be consistent, deriving
+    /// every index from them.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn assemble(
+        height: usize,
+        width: usize,
+        params: Params,
+        kind: Vec<Kind>,
+        owner: Vec<u8>,
+        army: Vec<u32>,
+        generals: [usize; 2],
+        time: u32,
+        outcome: Option<Outcome>,
+    ) -> Generals {
+        let cells = height * width;
+        let mut land = [0u32; 3];
+        let mut army_total = [0u64; 3];
+        let mut owned = [Vec::new(), Vec::new()];
+        let mut owned_slot = vec![0u32; cells];
+        for cell in 0..cells {
+            let code = usize::from(owner[cell]);
+            land[code] += 1;
+            army_total[code] += u64::from(army[cell]);
+            if code != 0 {
+                owned_slot[cell] = owned[code - 1].len() as u32;
+                owned[code - 1].push(cell as u32);
+            }
+        }
+        let structures = (0..cells).filter(|&c| kind[c].is_structure()).collect();
+        let open = open_directions(height, width, &kind);
+        Generals {
+            height,
+            width,
+            params,
+            kind,
+            owner,
+            army,
+            generals,
+            structures,
+            land,
+            army_total,
+            owned,
             owned_slot,
-            time: 0,
-            outcome: None,
-        })
+            open,
+            width_reciprocal: reciprocal(width),
+            time,
+            outcome,
+        }
     }
 
     pub fn height(&self) -> usize {
@@ -226,11 +279,39 @@ impl Generals {
 
     /// `(land, army)` of a player: owned cells and the army on them.
     pub fn totals(&self, player: usize) -> (u32, u64) {
-        (self.land[player], self.army_total[player])
+        (self.land[player + 1], self.army_total[player + 1])
     }
 
     pub fn is_over(&self) -> bool {
         self.outcome.is_some()
+    }
+
+    /// `(row, col)` of a cell index. A multiply-shift instead of a division:
+    /// exact for every board this engine accepts (see the test below).
+    #[inline]
+    pub(crate) fn coords(&self, cell: usize) -> (usize, usize) {
+        let row = (cell as u64 * self.width_reciprocal) >> 32;
+        let row = row as usize;
+        (row, cell - row * self.width)
+    }
+
+    /// The cell one step from `cell` in direction `dir`, if that step is open
+    /// (on the board and not a mountain).
+    #[inline]
+    pub(crate) fn open_step(&self, cell: usize, dir: Direction) -> Option<usize> {
+        if self.open[cell] & (1 << dir as u8) == 0 {
+            return None;
+        }
+        // Selects rather than a match: the direction is data, and a jump
+        // table on it mispredicts. Up/Down move a row, Left/Right a column;
+        // Up and Left (even codes) go backwards.
+        let code = dir as usize;
+        let stride = if code < 2 { self.width } else { 1 };
+        Some(if code & 1 == 0 {
+            cell.wrapping_sub(stride)
+        } else {
+            cell + stride
+        })
     }
 
     /// The cells a player owns, in no particular order.
@@ -241,31 +322,26 @@ impl Generals {
     /// Sets a cell's owner and army, keeping the totals and owned lists current.
     #[inline]
     pub(crate) fn set_cell(&mut self, cell: usize, owner: u8, army: u32) {
-        let old_owner = self.owner[cell];
-        if old_owner != owner {
-            if old_owner != 0 {
-                let p = usize::from(old_owner - 1);
-                self.land[p] -= 1;
+        let old = usize::from(self.owner[cell]);
+        let new = usize::from(owner);
+        self.army_total[old] -= u64::from(self.army[cell]);
+        self.army_total[new] += u64::from(army);
+        if old != new {
+            self.land[old] -= 1;
+            self.land[new] += 1;
+            if old != 0 {
+                let list = &mut self.owned[old - 1];
                 let slot = self.owned_slot[cell] as usize;
-                self.owned[p].swap_remove(slot);
-                if let Some(&moved) = self.owned[p].get(slot) {
+                list.swap_remove(slot);
+                if let Some(&moved) = list.get(slot) {
                     self.owned_slot[moved as usize] = slot as u32;
                 }
             }
-            if owner != 0 {
-                let p = usize::from(owner - 1);
-                self.land[p] += 1;
-                self.owned_slot[cell] = self.owned[p].len() as u32;
-                self.owned[p].push(cell as u32);
+            if new != 0 {
+                let list = &mut self.owned[new - 1];
+                self.owned_slot[cell] = list.len() as u32;
+                list.push(cell as u32);
             }
-        }
-        if old_owner != 0 {
-            let p = usize::from(old_owner - 1);
-            self.army_total[p] -= u64::from(self.army[cell]);
-        }
-        if owner != 0 {
-            let p = usize::from(owner - 1);
-            self.army_total[p] += u64::from(army);
         }
         self.owner[cell] = owner;
         self.army[cell] = army;
@@ -274,11 +350,85 @@ impl Generals {
     /// Changes the army on a cell without changing its owner.
     #[inline]
     pub(crate) fn set_army(&mut self, cell: usize, army: u32) {
-        let owner = self.owner[cell];
-        if owner != 0 {
-            let p = usize::from(owner - 1);
-            self.army_total[p] = self.army_total[p] - u64::from(self.army[cell]) + u64::from(army);
-        }
+        let owner = usize::from(self.owner[cell]);
+        self.army_total[owner] =
+            self.army_total[owner] - u64::from(self.army[cell]) + u64::from(army);
         self.army[cell] = army;
+    }
+}
+
+impl Serialize for Generals {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.state().serialize(serializer)
+    }
+}
+
+/// Two games are equal when their defining fields are: the order of the
+/// owned lists, say, is bookkeeping.
+impl PartialEq for Generals {
+    fn eq(&self, other: &Self) -> bool {
+        self.height == other.height
+            && self.width == other.width
+            && self.params == other.params
+            && self.kind == other.kind
+            && self.owner == other.owner
+            && self.army == other.army
+            && self.generals == other.generals
+            && self.time == other.time
+            && self.outcome == other.outcome
+    }
+}
+
+impl Eq for Generals {}
+
+/// `ceil(2^32 / width)`: `(cell * r) >> 32 == cell / width` for every
+/// `cell < 2^16` and `width <= 255`, since the error term `cell * width / 2^32`
+/// stays below `1 / width`.
+#[inline]
+fn reciprocal(width: usize) -> u64 {
+    (1u64 << 32).div_ceil(width as u64)
+}
+
+/// The passable-neighbour mask of every cell (see [`Generals::open`]).
+pub(crate) fn open_directions(height: usize, width: usize, kind: &[Kind]) -> Vec<u8> {
+    let passable = |row: usize, col: usize| kind[row * width + col] != Kind::Mountain;
+    let mut open = vec![0u8; height * width];
+    for row in 0..height {
+        for col in 0..width {
+            let mut mask = 0u8;
+            if row > 0 && passable(row - 1, col) {
+                mask |= 1 << Direction::Up as u8;
+            }
+            if row + 1 < height && passable(row + 1, col) {
+                mask |= 1 << Direction::Down as u8;
+            }
+            if col > 0 && passable(row, col - 1) {
+                mask |= 1 << Direction::Left as u8;
+            }
+            if col + 1 < width && passable(row, col + 1) {
+                mask |= 1 << Direction::Right as u8;
+            }
+            open[row * width + col] = mask;
+        }
+    }
+    open
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reciprocal_division_is_exact_on_every_board_size() {
+        for width in 1..=255usize {
+            let r = reciprocal(width);
+            for cell in 0..255 * width {
+                assert_eq!(
+                    ((cell as u64 * r) >> 32) as usize,
+                    cell / width,
+                    "{cell}/{width}"
+                );
+            }
+        }
     }
 }

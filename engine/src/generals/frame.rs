@@ -33,10 +33,10 @@ pub fn write_frame(game: &Generals, seat: Seat, out: &mut Vec<u8>) {
     let mut header = RowBuf::new();
     header.number(u64::from(game.time));
     for value in [
-        u64::from(game.land[seat]),
-        game.army_total[seat],
-        u64::from(game.land[them]),
-        game.army_total[them],
+        u64::from(game.land[seat + 1]),
+        game.army_total[seat + 1],
+        u64::from(game.land[them + 1]),
+        game.army_total[them + 1],
     ] {
         header.byte(b' ');
         header.number(value);

@@ -16,9 +16,11 @@ pub mod frame;
 pub mod mapgen;
 pub mod random;
 pub mod rules;
+pub mod state;
 
 pub use action::{Action, ActionKind, Direction};
 pub use board::{Generals, Kind, Params, Setup, SetupError};
+pub use state::StateError;
 
 use crate::game::{Game, Malformed, Outcome, Seat};
 

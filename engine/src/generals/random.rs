@@ -12,6 +12,7 @@ use crate::rng::SplitMix64;
 ///
 /// One random draw per call: the scan, not rejection sampling, finds a mover,
 /// so thinly spread armies do not make it slow.
+#[inline]
 pub fn random_legal_action(game: &Generals, player: usize, rng: &mut SplitMix64) -> Action {
     let owned = game.owned_cells(player);
     if owned.is_empty() {
@@ -22,36 +23,69 @@ pub fn random_legal_action(game: &Generals, player: usize, rng: &mut SplitMix64)
     let first = (((draw >> 32) * owned.len() as u64) >> 32) as usize;
     let wants_build = draw & 0xF == 0;
     let half = (draw >> 4) & 1 == 1;
-    let first_dir = ((draw >> 5) & 3) as usize;
-    let (head, tail) = owned.split_at(first);
-    for &cell in tail.iter().chain(head) {
-        let cell = cell as usize;
-        let army = game.army[cell];
+    let first_dir = ((draw >> 5) & 3) as u32;
+    let movement = |cell: usize| {
+        // The first open direction from `first_dir` on, turning 0→1→2→3→0.
+        let open = u32::from(game.open[cell]);
+        let rotated = ((open | open << 4) >> first_dir) & 0xF;
+        let dir = Direction::ALL[((first_dir + rotated.trailing_zeros()) & 3) as usize];
+        let (row, col) = game.coords(cell);
+        Action::movement(row as i64, col as i64, dir, half)
+    };
+    // The common case without a data-dependent branch: one of the first two
+    // cells of the walk can move (about one cell in five cannot, so a branch
+    // per cell would mispredict often). This picks what the walk below would.
+    if !wants_build {
+        let second = if first + 1 == owned.len() {
+            0
+        } else {
+            first + 1
+        };
+        let (a, b) = (owned[first] as usize, owned[second] as usize);
+        let (a_moves, b_moves) = (can_move(game, a), can_move(game, b));
+        if a_moves | b_moves {
+            return movement(std::hint::select_unpredictable(a_moves, a, b));
+        }
+    }
+    // The walk: from `first` on, wrapping once, the first cell that can build
+    // (when a build is wanted) or move.
+    let mut index = first;
+    loop {
+        let cell = owned[index] as usize;
         // The base price bounds the real one from below: check it before
         // walking the structures for the surcharge.
         if wants_build
-            && army >= game.params.build_base_cost
-            && game.kind[cell] == Kind::Plain
-            && army >= game.build_cost(player, cell)
+            && game.army[cell] >= game.params.build_base_cost
+            && can_build(game, player, cell)
         {
-            let (row, col) = (cell / game.width, cell % game.width);
+            let (row, col) = game.coords(cell);
             return Action::build(row as i64, col as i64);
         }
-        if army < 2 {
-            continue;
+        if can_move(game, cell) {
+            return movement(cell);
         }
-        let (row, col) = ((cell / game.width) as i64, (cell % game.width) as i64);
-        for turn in 0..4 {
-            let dir = Direction::ALL[(first_dir + turn) & 3];
-            let (dr, dc) = dir.delta();
-            if let Some(dst) = game.cell_at(row + dr, col + dc)
-                && game.kind[dst] != Kind::Mountain
-            {
-                return Action::movement(row, col, dir, half);
-            }
+        index += 1;
+        if index == owned.len() {
+            index = 0;
+        }
+        if index == first {
+            return Action::PASS;
         }
     }
-    Action::PASS
+}
+
+/// A cell with an army to send and somewhere to send it.
+#[inline]
+fn can_move(game: &Generals, cell: usize) -> bool {
+    (game.army[cell] >= 2) & (game.open[cell] != 0)
+}
+
+/// Whether `player` may build on its `cell` now. Rarely reached, so kept out
+/// of line: the random player's common path stays small enough to inline.
+#[cold]
+#[inline(never)]
+fn can_build(game: &Generals, player: usize, cell: usize) -> bool {
+    game.kind[cell] == Kind::Plain && game.army[cell] >= game.build_cost(player, cell)
 }
 
 #[cfg(test)]

@@ -61,10 +61,11 @@ impl Doc {
                 in_metadata = line.trim_end() == "metadata:";
                 continue;
             }
-            if in_metadata && indent(line) == 2 {
-                if let Some(name) = line.trim().strip_prefix("name: ") {
-                    return unquote(name);
-                }
+            if in_metadata
+                && indent(line) == 2
+                && let Some(name) = line.trim().strip_prefix("name: ")
+            {
+                return unquote(name);
             }
         }
         panic!("a document without metadata.name:\n{}", self.text)

@@ -1,0 +1,339 @@
+//! The serialised form of a game in progress: only what defines it.
+//!
+//! Replays carry their initial state, so a state can come from a file anyone
+//! could have edited. The indexes the engine keeps for speed (owned lists,
+//! totals, neighbour masks) are therefore never read from a file: they are
+//! rebuilt from the planes, after every value a file could get wrong has been
+//! checked. A forged state is an error, never a panic or an overflow.
+
+use serde::{Deserialize, Serialize};
+
+use super::board::{Generals, Kind, Params};
+use crate::game::Outcome;
+
+/// Limits that keep every sum the engine forms inside its integer types:
+/// with at most this many turns and this much army at the start, no cell can
+/// exceed `u32` even if every cell of a 255×255 board were a structure.
+pub const MAX_TURNS_LIMIT: u32 = 50_000;
+pub const MAX_TOTAL_ARMY: u64 = 1_000_000_000;
+pub const MAX_BUILD_BASE_COST: u32 = 1_000_000;
+
+/// The defining fields of a [`Generals`], as written to JSON.
+#[derive(Serialize)]
+pub(crate) struct StateRef<'a> {
+    height: usize,
+    width: usize,
+    params: &'a Params,
+    kind: &'a [Kind],
+    owner: &'a [u8],
+    army: &'a [u32],
+    generals: [usize; 2],
+    time: u32,
+    outcome: &'a Option<Outcome>,
+}
+
+/// The same fields, as read back; [`Generals::try_from`] validates them.
+#[derive(Deserialize)]
+pub(crate) struct State {
+    height: usize,
+    width: usize,
+    params: Params,
+    kind: Vec<Kind>,
+    owner: Vec<u8>,
+    army: Vec<u32>,
+    generals: [usize; 2],
+    time: u32,
+    outcome: Option<Outcome>,
+}
+
+/// Why a serialised state was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StateError {
+    #[error("board is {height}x{width}; each side must be 1..=255")]
+    Size { height: usize, width: usize },
+    #[error("the {plane} plane has {got} cells, expected {expected}")]
+    PlaneLength {
+        plane: &'static str,
+        got: usize,
+        expected: usize,
+    },
+    #[error("general {player} is not a general cell on the board")]
+    General { player: usize },
+    #[error("both generals stand on the same cell")]
+    GeneralsCoincide,
+    #[error("cell {cell} is a general but neither player's")]
+    StrayGeneral { cell: usize },
+    #[error("cell {cell} has owner code {owner}; only 0, 1 and 2 exist")]
+    Owner { cell: usize, owner: u8 },
+    #[error("mountain cell {cell} is owned or holds an army")]
+    Mountain { cell: usize },
+    #[error("the armies add up to {total}, more than {MAX_TOTAL_ARMY}")]
+    Army { total: u64 },
+    #[error("params out of range: {0}")]
+    Params(&'static str),
+    #[error("time {time} is past max_turns {max_turns}")]
+    Time { time: u32, max_turns: u32 },
+    #[error("the outcome must rank exactly two seats, each 0 or 1")]
+    Outcome,
+    #[error("a game at its turn cap must have an outcome")]
+    Unfinished,
+}
+
+impl Generals {
+    pub(crate) fn state(&self) -> StateRef<'_> {
+        StateRef {
+            height: self.height,
+            width: self.width,
+            params: &self.params,
+            kind: &self.kind,
+            owner: &self.owner,
+            army: &self.army,
+            generals: self.generals,
+            time: self.time,
+            outcome: &self.outcome,
+        }
+    }
+}
+
+/// Checks the ranges the engine's arithmetic relies on (shared with setups).
+pub(crate) fn check_params(params: &Params) -> Result<(), &'static str> {
+    if params.max_turns == 0 || params.max_turns > MAX_TURNS_LIMIT {
+        return Err("max_turns must be 1..=50000");
+    }
+    if params.build_base_cost > MAX_BUILD_BASE_COST {
+        return Err("build_base_cost must be at most 1000000");
+    }
+    Ok(())
+}
+
+impl TryFrom<State> for Generals {
+    type Error = StateError;
+
+    fn try_from(state: State) -> Result<Generals, StateError> {
+        let State {
+            height,
+            width,
+            params,
+            kind,
+            owner,
+            army,
+            generals,
+            time,
+            outcome,
+        } = state;
+        if !(1..=255).contains(&height) || !(1..=255).contains(&width) {
+            return Err(StateError::Size { height, width });
+        }
+        let cells = height * width;
+        for (plane, got) in [
+            ("kind", kind.len()),
+            ("owner", owner.len()),
+            ("army", army.len()),
+        ] {
+            if got != cells {
+                return Err(StateError::PlaneLength {
+                    plane,
+                    got,
+                    expected: cells,
+                });
+            }
+        }
+        check_params(&params).map_err(StateError::Params)?;
+        for (player, &cell) in generals.iter().enumerate() {
+            if kind.get(cell) != Some(&Kind::General) {
+                return Err(StateError::General { player });
+            }
+        }
+        if generals[0] == generals[1] {
+            return Err(StateError::GeneralsCoincide);
+        }
+        let mut total = 0u64;
+        for cell in 0..cells {
+            if owner[cell] > 2 {
+                return Err(StateError::Owner {
+                    cell,
+                    owner: owner[cell],
+                });
+            }
+            match kind[cell] {
+                Kind::Mountain if owner[cell] != 0 || army[cell] != 0 => {
+                    return Err(StateError::Mountain { cell });
+                }
+                Kind::General if !generals.contains(&cell) => {
+                    return Err(StateError::StrayGeneral { cell });
+                }
+                _ => {}
+            }
+            total += u64::from(army[cell]);
+        }
+        if total > MAX_TOTAL_ARMY {
+            return Err(StateError::Army { total });
+        }
+        if time > params.max_turns {
+            return Err(StateError::Time {
+                time,
+                max_turns: params.max_turns,
+            });
+        }
+        match &outcome {
+            Some(o) if o.ranks.len() != 2 || o.ranks.iter().any(|&r| r > 1) => {
+                return Err(StateError::Outcome);
+            }
+            None if time == params.max_turns => return Err(StateError::Unfinished),
+            _ => {}
+        }
+        Ok(Generals::assemble(
+            height, width, params, kind, owner, army, generals, time, outcome,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generals::random::random_legal_action;
+    use crate::rng::SplitMix64;
+    use serde_json::{Value, json};
+
+    fn midgame() -> Generals {
+        let mut game = Generals::from_seed(5, Params::default());
+        let mut rng = SplitMix64::new(5);
+        for _ in 0..300 {
+            let actions = [0, 1].map(|p| random_legal_action(&game, p, &mut rng));
+            game.step_pair(actions);
+        }
+        game
+    }
+
+    /// An edit of a good state's JSON.
+    type Forgery = Box<dyn Fn(&mut Value)>;
+
+    fn load(value: &Value) -> Result<Generals, String> {
+        serde_json::from_value(value.clone()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_state_round_trips_with_its_indexes_rebuilt() {
+        let game = midgame();
+        let json = serde_json::to_value(&game).unwrap();
+        let back = load(&json).unwrap();
+        assert_eq!(back, game);
+        for player in 0..2 {
+            assert_eq!(back.totals(player), game.totals(player));
+            let mut a = back.owned_cells(player).to_vec();
+            let mut b = game.owned_cells(player).to_vec();
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b);
+        }
+        let mut structures = game.structures.clone();
+        structures.sort_unstable();
+        assert_eq!(back.structures, structures);
+        assert_eq!(back.open, game.open);
+        // Both continue identically.
+        let (mut a, mut b) = (game, back);
+        let mut rng = SplitMix64::new(9);
+        for _ in 0..200 {
+            let actions = [0, 1].map(|p| random_legal_action(&a, p, &mut rng));
+            a.step_pair(actions);
+            b.step_pair(actions);
+        }
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn forged_states_are_refused_with_a_reason() {
+        let good = serde_json::to_value(midgame()).unwrap();
+        let cells = good["kind"].as_array().unwrap().len();
+        let mountain = good["kind"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|k| k == "Mountain")
+            .unwrap();
+        let plain = good["kind"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|k| k == "Plain")
+            .unwrap();
+        let cases: Vec<(&str, Forgery)> = vec![
+            ("each side", Box::new(|v| v["width"] = json!(0))),
+            ("each side", Box::new(|v| v["height"] = json!(256))),
+            (
+                "plane has",
+                Box::new(|v| v["width"] = json!(v["width"].as_u64().unwrap() + 1)),
+            ),
+            (
+                "army plane",
+                Box::new(|v| {
+                    v["army"].as_array_mut().unwrap().pop();
+                }),
+            ),
+            (
+                "general 1",
+                Box::new(move |v| v["generals"][1] = json!(cells)),
+            ),
+            (
+                "general 0",
+                Box::new(move |v| v["generals"][0] = json!(plain)),
+            ),
+            (
+                "same cell",
+                Box::new(|v| v["generals"][1] = v["generals"][0].clone()),
+            ),
+            (
+                "owner code",
+                Box::new(move |v| v["owner"][plain] = json!(3)),
+            ),
+            (
+                "mountain",
+                Box::new(move |v| v["owner"][mountain] = json!(1)),
+            ),
+            (
+                "mountain",
+                Box::new(move |v| v["army"][mountain] = json!(4)),
+            ),
+            (
+                "neither player",
+                Box::new(move |v| v["kind"][plain] = json!("General")),
+            ),
+            (
+                "add up",
+                Box::new(move |v| v["army"][plain] = json!(u32::MAX)),
+            ),
+            (
+                "max_turns",
+                Box::new(|v| v["params"]["max_turns"] = json!(0)),
+            ),
+            (
+                "max_turns",
+                Box::new(|v| v["params"]["max_turns"] = json!(u32::MAX)),
+            ),
+            (
+                "build_base_cost",
+                Box::new(|v| v["params"]["build_base_cost"] = json!(u32::MAX)),
+            ),
+            ("past max_turns", Box::new(|v| v["time"] = json!(1201))),
+            ("turn cap", Box::new(|v| v["time"] = json!(1200))),
+            (
+                "two seats",
+                Box::new(|v| v["outcome"] = json!({"ranks": [0], "reason": "x"})),
+            ),
+            (
+                "two seats",
+                Box::new(|v| v["outcome"] = json!({"ranks": [0, 7], "reason": "x"})),
+            ),
+        ];
+        for (expected, forge) in cases {
+            let mut forged = good.clone();
+            forge(&mut forged);
+            let err = load(&forged).expect_err(expected);
+            assert!(
+                err.contains(expected),
+                "{err:?} should mention {expected:?}"
+            );
+        }
+        assert!(load(&good).is_ok());
+    }
+}
