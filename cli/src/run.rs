@@ -141,10 +141,10 @@ async fn tournament(
     );
     progress.set_message(file.name.clone());
     loop {
-        let (status, _) = coordinator.status(&id).await?;
+        let (status, rounds_total) = coordinator.status(&id).await?;
         progress.set_length(status.total as u64);
         progress.set_position(status.done as u64);
-        if coordinator.finished(&id).await? {
+        if arena_coordinator::service::is_finished(&status, rounds_total) {
             break;
         }
         if workers.iter().all(|w| w.is_finished()) {

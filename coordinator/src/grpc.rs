@@ -342,7 +342,7 @@ impl Admin for AdminService {
     ) -> Result<Response<StatusResponse>, Status> {
         let id = request.into_inner().tournament_id;
         let (status, rounds_total) = self.coordinator.status(&id).await?;
-        let finished = self.coordinator.finished(&id).await?;
+        let finished = crate::service::is_finished(&status, rounds_total);
         let workers = self
             .coordinator
             .store()

@@ -94,6 +94,13 @@ pub enum CoordinatorError {
 
 type Result<T> = std::result::Result<T, CoordinatorError>;
 
+/// Whether a status snapshot shows every round scheduled and every match
+/// decided. Callers that also print the counts must decide from the same
+/// snapshot, or a result landing in between shows "29/30 done, finished".
+pub fn is_finished(status: &Status, rounds_total: u32) -> bool {
+    status.rounds_scheduled >= rounds_total && status.queued + status.leased == 0
+}
+
 /// Milliseconds since the epoch: lease deadlines survive a coordinator restart.
 pub fn now_ms() -> u64 {
     SystemTime::now()
@@ -446,12 +453,6 @@ impl Coordinator {
     pub async fn status(&self, id: &str) -> Result<(Status, u32)> {
         let spec = self.spec(id).await?;
         Ok((self.store.status(id).await?, Self::rounds_total(&spec)?))
-    }
-
-    /// Whether every round is scheduled and every match has a result.
-    pub async fn finished(&self, id: &str) -> Result<bool> {
-        let (status, total) = self.status(id).await?;
-        Ok(status.rounds_scheduled >= total && status.queued + status.leased == 0)
     }
 
     pub async fn standings(&self, id: &str) -> Result<Standings> {
