@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::action::Direction;
-use super::state::{State, check_params};
+use super::state::{State, check_params, side_ok};
 use crate::game::Outcome;
 
 /// What stands on a cell, encoded as in the reference engine's fixtures.
@@ -92,8 +92,8 @@ pub enum SetupError {
 ///
 /// Serialised and compared by its defining fields only (see [`super::state`]);
 /// the rest are indexes derived from them.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(try_from = "State")]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "State", into = "State")]
 pub struct Generals {
     pub(crate) height: usize,
     pub(crate) width: usize,
@@ -137,7 +137,7 @@ impl Generals {
             generals,
             params,
         } = setup;
-        if !(1..=255).contains(&height) || !(1..=255).contains(&width) {
+        if !side_ok(height) || !side_ok(width) {
             return Err(SetupError::Size { height, width });
         }
         let cells = height * width;
@@ -179,33 +179,33 @@ impl Generals {
             owner[cell] = player as u8 + 1;
             army[cell] = 1;
         }
-        Ok(Generals::assemble(
+        Ok(Generals::from_state(State {
             height,
             width,
             params,
             kind,
             owner,
             army,
-            general_cells,
-            0,
-            None,
-        ))
+            generals: general_cells,
+            time: 0,
+            outcome: None,
+        }))
     }
 
-    /// Builds a game from planes already known to be consistent, deriving
-    /// every index from them.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn assemble(
-        height: usize,
-        width: usize,
-        params: Params,
-        kind: Vec<Kind>,
-        owner: Vec<u8>,
-        army: Vec<u32>,
-        generals: [usize; 2],
-        time: u32,
-        outcome: Option<Outcome>,
-    ) -> Generals {
+    /// Builds a game from a state already known to be consistent, deriving
+    /// every index from it.
+    pub(crate) fn from_state(state: State) -> Generals {
+        let State {
+            height,
+            width,
+            params,
+            kind,
+            owner,
+            army,
+            generals,
+            time,
+            outcome,
+        } = state;
         let cells = height * width;
         let mut land = [0u32; 3];
         let mut army_total = [0u64; 3];
@@ -273,8 +273,8 @@ impl Generals {
 
     /// `[row, col]` of a player's general.
     pub fn general(&self, player: usize) -> [usize; 2] {
-        let cell = self.generals[player];
-        [cell / self.width, cell % self.width]
+        let (row, col) = self.coords(self.generals[player]);
+        [row, col]
     }
 
     /// `(land, army)` of a player: owned cells and the army on them.
@@ -354,12 +354,6 @@ impl Generals {
         self.army_total[owner] =
             self.army_total[owner] - u64::from(self.army[cell]) + u64::from(army);
         self.army[cell] = army;
-    }
-}
-
-impl Serialize for Generals {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.state().serialize(serializer)
     }
 }
 

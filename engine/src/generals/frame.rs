@@ -32,11 +32,13 @@ pub fn write_frame(game: &Generals, seat: Seat, out: &mut Vec<u8>) {
 
     let mut header = RowBuf::new();
     header.number(u64::from(game.time));
+    let (my_land, my_army) = game.totals(seat);
+    let (their_land, their_army) = game.totals(them);
     for value in [
-        u64::from(game.land[seat + 1]),
-        game.army_total[seat + 1],
-        u64::from(game.land[them + 1]),
-        game.army_total[them + 1],
+        u64::from(my_land),
+        my_army,
+        u64::from(their_land),
+        their_army,
     ] {
         header.byte(b' ');
         header.number(value);

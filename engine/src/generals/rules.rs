@@ -125,13 +125,14 @@ impl Generals {
     /// Base price plus the crowding surcharge from the builder's own structures.
     pub fn build_cost(&self, player: usize, cell: usize) -> u32 {
         let me = player as u8 + 1;
-        let (row, col) = (cell / self.width, cell % self.width);
+        let (row, col) = self.coords(cell);
         let surcharge: u32 = self
             .structures
             .iter()
             .filter(|&&s| self.owner[s] == me)
             .map(|&s| {
-                let distance = (s / self.width).abs_diff(row) + (s % self.width).abs_diff(col);
+                let (s_row, s_col) = self.coords(s);
+                let distance = s_row.abs_diff(row) + s_col.abs_diff(col);
                 14u32.saturating_sub(2 * u32::try_from(distance).unwrap_or(u32::MAX / 2))
             })
             .sum();

@@ -18,32 +18,19 @@ pub const MAX_TURNS_LIMIT: u32 = 50_000;
 pub const MAX_TOTAL_ARMY: u64 = 1_000_000_000;
 pub const MAX_BUILD_BASE_COST: u32 = 1_000_000;
 
-/// The defining fields of a [`Generals`], as written to JSON.
-#[derive(Serialize)]
-pub(crate) struct StateRef<'a> {
-    height: usize,
-    width: usize,
-    params: &'a Params,
-    kind: &'a [Kind],
-    owner: &'a [u8],
-    army: &'a [u32],
-    generals: [usize; 2],
-    time: u32,
-    outcome: &'a Option<Outcome>,
-}
-
-/// The same fields, as read back; [`Generals::try_from`] validates them.
-#[derive(Deserialize)]
+/// The defining fields of a [`Generals`]: what is written to JSON, and what
+/// [`Generals::try_from`] validates when it is read back.
+#[derive(Serialize, Deserialize)]
 pub(crate) struct State {
-    height: usize,
-    width: usize,
-    params: Params,
-    kind: Vec<Kind>,
-    owner: Vec<u8>,
-    army: Vec<u32>,
-    generals: [usize; 2],
-    time: u32,
-    outcome: Option<Outcome>,
+    pub(crate) height: usize,
+    pub(crate) width: usize,
+    pub(crate) params: Params,
+    pub(crate) kind: Vec<Kind>,
+    pub(crate) owner: Vec<u8>,
+    pub(crate) army: Vec<u32>,
+    pub(crate) generals: [usize; 2],
+    pub(crate) time: u32,
+    pub(crate) outcome: Option<Outcome>,
 }
 
 /// Why a serialised state was refused.
@@ -79,20 +66,25 @@ pub enum StateError {
     Unfinished,
 }
 
-impl Generals {
-    pub(crate) fn state(&self) -> StateRef<'_> {
-        StateRef {
-            height: self.height,
-            width: self.width,
-            params: &self.params,
-            kind: &self.kind,
-            owner: &self.owner,
-            army: &self.army,
-            generals: self.generals,
-            time: self.time,
-            outcome: &self.outcome,
+impl From<Generals> for State {
+    fn from(game: Generals) -> State {
+        State {
+            height: game.height,
+            width: game.width,
+            params: game.params,
+            kind: game.kind,
+            owner: game.owner,
+            army: game.army,
+            generals: game.generals,
+            time: game.time,
+            outcome: game.outcome,
         }
     }
+}
+
+/// Whether a board side is one this engine accepts (shared with setups).
+pub(crate) fn side_ok(side: usize) -> bool {
+    (1..=255).contains(&side)
 }
 
 /// Checks the ranges the engine's arithmetic relies on (shared with setups).
@@ -113,15 +105,15 @@ impl TryFrom<State> for Generals {
         let State {
             height,
             width,
-            params,
-            kind,
-            owner,
-            army,
+            ref params,
+            ref kind,
+            ref owner,
+            ref army,
             generals,
             time,
-            outcome,
+            ref outcome,
         } = state;
-        if !(1..=255).contains(&height) || !(1..=255).contains(&width) {
+        if !side_ok(height) || !side_ok(width) {
             return Err(StateError::Size { height, width });
         }
         let cells = height * width;
@@ -138,7 +130,7 @@ impl TryFrom<State> for Generals {
                 });
             }
         }
-        check_params(&params).map_err(StateError::Params)?;
+        check_params(params).map_err(StateError::Params)?;
         for (player, &cell) in generals.iter().enumerate() {
             if kind.get(cell) != Some(&Kind::General) {
                 return Err(StateError::General { player });
@@ -175,16 +167,14 @@ impl TryFrom<State> for Generals {
                 max_turns: params.max_turns,
             });
         }
-        match &outcome {
+        match outcome {
             Some(o) if o.ranks.len() != 2 || o.ranks.iter().any(|&r| r > 1) => {
                 return Err(StateError::Outcome);
             }
             None if time == params.max_turns => return Err(StateError::Unfinished),
             _ => {}
         }
-        Ok(Generals::assemble(
-            height, width, params, kind, owner, army, generals, time, outcome,
-        ))
+        Ok(Generals::from_state(state))
     }
 }
 
