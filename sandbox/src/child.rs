@@ -21,11 +21,27 @@ use std::os::fd::RawFd;
 
 use crate::rootfs::Step;
 
-/// Where the child failed. The numbers travel through the error pipe.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u32)]
-pub enum Stage {
-    JoinCgroup = 1,
+/// Declares [`Stage`] and its list together, so a new stage cannot be left out of
+/// [`Stage::from_code`].
+macro_rules! stages {
+    ($first:ident $(, $rest:ident)* $(,)?) => {
+        /// Where the child failed. The numbers travel through the error pipe.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u32)]
+        pub enum Stage {
+            $first = 1,
+            $($rest,)*
+        }
+
+        impl Stage {
+            /// Every stage, in order.
+            const ALL: &'static [Stage] = &[Stage::$first $(, Stage::$rest)*];
+        }
+    };
+}
+
+stages![
+    JoinCgroup,
     ParentDeathSignal,
     Stdio,
     CgroupNamespace,
@@ -48,37 +64,11 @@ pub enum Stage {
     CloseFds,
     Seccomp,
     Exec,
-}
+];
 
 impl Stage {
     pub fn from_code(code: u32) -> Option<Stage> {
-        use Stage::*;
-        const ALL: [Stage; 23] = [
-            JoinCgroup,
-            ParentDeathSignal,
-            Stdio,
-            CgroupNamespace,
-            PrivateMounts,
-            RootfsStep,
-            PivotRoot,
-            DetachOldRoot,
-            ReadOnlyRoot,
-            Loopback,
-            Hostname,
-            Rlimit,
-            DropBoundingSet,
-            ClearAmbient,
-            SetGroups,
-            SetGid,
-            SetUid,
-            ClearCapabilities,
-            NoNewPrivs,
-            Chdir,
-            CloseFds,
-            Seccomp,
-            Exec,
-        ];
-        ALL.into_iter().find(|s| *s as u32 == code)
+        Self::ALL.iter().copied().find(|s| *s as u32 == code)
     }
 }
 

@@ -82,13 +82,7 @@ pub fn plan(root: &Path, spec: &RootSpec) -> Result<Vec<Step>, RootfsError> {
         steps: Vec::new(),
         made: BTreeSet::new(),
     };
-    planner.mount(
-        Some("tmpfs"),
-        root,
-        Some("tmpfs"),
-        libc::MS_NOSUID | libc::MS_NODEV,
-        Some("size=16m,mode=0755"),
-    )?;
+    planner.tmpfs(root, libc::MS_NOSUID | libc::MS_NODEV, "size=16m,mode=0755")?;
 
     for path in &spec.env_paths {
         planner.bind_host_path(path)?;
@@ -102,29 +96,18 @@ pub fn plan(root: &Path, spec: &RootSpec) -> Result<Vec<Step>, RootfsError> {
         planner.symlink(target, &at)?;
     }
 
-    planner.mkdir_inside(&spec.app_mount)?;
-    let app_target = planner.inside(&spec.app_mount)?;
+    let app_target = planner.dir_inside(&spec.app_mount)?;
     planner.bind(&spec.app_dir, &app_target, !spec.app_writable)?;
 
     let tmp_options = format!("size={},mode=1777", spec.tmp_bytes.max(4096));
-    planner.mkdir_inside(Path::new("/tmp"))?;
-    let tmp = planner.inside(Path::new("/tmp"))?;
-    planner.mount(
-        Some("tmpfs"),
-        &tmp,
-        Some("tmpfs"),
-        libc::MS_NOSUID | libc::MS_NODEV,
-        Some(&tmp_options),
-    )?;
+    let tmp = planner.dir_inside(Path::new("/tmp"))?;
+    planner.tmpfs(&tmp, libc::MS_NOSUID | libc::MS_NODEV, &tmp_options)?;
 
-    planner.mkdir_inside(Path::new("/dev"))?;
-    let dev = planner.inside(Path::new("/dev"))?;
-    planner.mount(
-        Some("tmpfs"),
+    let dev = planner.dir_inside(Path::new("/dev"))?;
+    planner.tmpfs(
         &dev,
-        Some("tmpfs"),
         libc::MS_NOSUID | libc::MS_NOEXEC,
-        Some("size=64k,mode=0755"),
+        "size=64k,mode=0755",
     )?;
     for device in DEVICES {
         let target = dev.join(device);
@@ -141,16 +124,9 @@ pub fn plan(root: &Path, spec: &RootSpec) -> Result<Vec<Step>, RootfsError> {
     }
     let shm = dev.join("shm");
     planner.mkdir(&shm, 0o1777)?;
-    planner.mount(
-        Some("tmpfs"),
-        &shm,
-        Some("tmpfs"),
-        libc::MS_NOSUID | libc::MS_NODEV,
-        Some(&tmp_options),
-    )?;
+    planner.tmpfs(&shm, libc::MS_NOSUID | libc::MS_NODEV, &tmp_options)?;
 
-    planner.mkdir_inside(Path::new("/proc"))?;
-    let proc_dir = planner.inside(Path::new("/proc"))?;
+    let proc_dir = planner.dir_inside(Path::new("/proc"))?;
     planner.mount(
         Some("proc"),
         &proc_dir,
@@ -229,6 +205,12 @@ impl Planner {
         Ok(())
     }
 
+    /// [`Self::mkdir_inside`], then the directory's host path.
+    fn dir_inside(&mut self, path: &Path) -> Result<PathBuf, RootfsError> {
+        self.mkdir_inside(path)?;
+        self.inside(path)
+    }
+
     fn mkdir(&mut self, host: &Path, mode: libc::mode_t) -> Result<(), RootfsError> {
         if self.made.insert(host.to_owned()) {
             self.steps.push(Step::Mkdir {
@@ -270,6 +252,15 @@ impl Planner {
             self.steps.push(Step::ReadOnlyTree { target });
         }
         Ok(())
+    }
+
+    fn tmpfs(
+        &mut self,
+        target: &Path,
+        flags: libc::c_ulong,
+        options: &str,
+    ) -> Result<(), RootfsError> {
+        self.mount(Some("tmpfs"), target, Some("tmpfs"), flags, Some(options))
     }
 
     fn mount(

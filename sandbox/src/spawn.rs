@@ -465,7 +465,6 @@ impl Policy {
             started,
             exit: None,
             reaped: false,
-            ended_at: None,
             _parent_alive: alive_write,
         };
         match read_report(&error_read) {
@@ -585,6 +584,24 @@ pub struct Verdict {
     pub wall_time: Duration,
 }
 
+/// How pid 1 of a sandbox ended: exit status or signal, and when that was seen.
+#[derive(Clone, Copy, Debug)]
+struct Exit {
+    code: Option<i32>,
+    signal: Option<i32>,
+    seen: Instant,
+}
+
+impl Exit {
+    fn seen_now(code: Option<i32>, signal: Option<i32>) -> Exit {
+        Exit {
+            code,
+            signal,
+            seen: Instant::now(),
+        }
+    }
+}
+
 /// A running confined process. Dropping it kills everything in its cgroup,
 /// reaps it and removes the cgroup.
 pub struct SandboxedChild {
@@ -595,10 +612,9 @@ pub struct SandboxedChild {
     pub stderr: Option<OwnedFd>,
     cgroup: Option<LeafCgroup>,
     started: Instant,
-    /// (code, signal), once seen.
-    exit: Option<(Option<i32>, Option<i32>)>,
+    /// How it ended, once seen.
+    exit: Option<Exit>,
     reaped: bool,
-    ended_at: Option<Instant>,
     /// Write end of the pipe the child checks its parent's life by.
     _parent_alive: OwnedFd,
 }
@@ -632,11 +648,10 @@ impl SandboxedChild {
                 return Ok(None);
             }
             self.exit = Some(if info.si_code == libc::CLD_EXITED {
-                (Some(status), None)
+                Exit::seen_now(Some(status), None)
             } else {
-                (None, Some(status))
+                Exit::seen_now(None, Some(status))
             });
-            self.ended_at = Some(Instant::now());
         }
         Ok(Some(self.verdict()))
     }
@@ -671,28 +686,26 @@ impl SandboxedChild {
             self.reaped = true;
             if self.exit.is_none() {
                 self.exit = Some(if libc::WIFEXITED(status) {
-                    (Some(libc::WEXITSTATUS(status)), None)
+                    Exit::seen_now(Some(libc::WEXITSTATUS(status)), None)
                 } else {
-                    (None, Some(libc::WTERMSIG(status)))
+                    Exit::seen_now(None, Some(libc::WTERMSIG(status)))
                 });
-                self.ended_at = Some(Instant::now());
             }
         }
         Ok(self.verdict())
     }
 
     fn verdict(&self) -> Verdict {
-        let (code, signal) = self.exit.unwrap_or((None, None));
         let cgroup = self.cgroup.as_ref();
         Verdict {
-            code,
-            signal,
+            code: self.exit.and_then(|e| e.code),
+            signal: self.exit.and_then(|e| e.signal),
             oom_killed: cgroup.and_then(|c| c.oom_kills().ok()).unwrap_or(0) > 0,
             peak_memory_bytes: cgroup.and_then(|c| c.peak_memory().ok().flatten()),
             cpu_time: cgroup.and_then(|c| c.cpu_time().ok()).unwrap_or_default(),
             wall_time: self
-                .ended_at
-                .unwrap_or_else(Instant::now)
+                .exit
+                .map_or_else(Instant::now, |e| e.seen)
                 .duration_since(self.started),
         }
     }

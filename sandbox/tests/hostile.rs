@@ -18,12 +18,11 @@
 //! binary with an environment variable that turns a helper "test" into that
 //! runner (it returns at once in a normal run).
 //!
-//! Tests that fail today document sandbox bugs (see their doc comments):
+//! These tests guard fixes of earlier sandbox bugs:
 //! `spawn_succeeds_while_the_runner_creates_threads`,
-//! `read_only_binds_cover_submounts`, and
-//! `runner_crash_kills_the_bot_and_the_next_runner_collects_its_leaf`.
-//! `bot_outlives_the_thread_that_spawned_it` passes today only because the
-//! parent-death signal is lost; it guards the fix of the runner-crash bug.
+//! `read_only_binds_cover_submounts`,
+//! `runner_crash_kills_the_bot_and_the_next_runner_collects_its_leaf` and
+//! `bot_outlives_the_thread_that_spawned_it`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
@@ -1598,9 +1597,9 @@ fn stale_leaves_of_a_dead_runner_are_removed() {
 /// own thread (`unshare(CLONE_NEWNS)` on one thread), so the host's mount
 /// table never sees it and it vanishes with the thread.
 ///
-/// Fails today: `rootfs.rs` binds with `MS_BIND | MS_REC` but remounts only
-/// the top mount read-only (`MS_REMOUNT | MS_BIND | MS_RDONLY`, no
-/// recursion), so every submount stays writable.
+/// Guards against remounting only the top mount read-only
+/// (`MS_REMOUNT | MS_BIND | MS_RDONLY` does not recurse), which left every
+/// submount writable; `rootfs.rs` now uses a recursive `mount_setattr`.
 #[test]
 fn read_only_binds_cover_submounts() {
     let app = app_dir(Some(uid::SUBMOUNT));
@@ -1812,10 +1811,10 @@ fn fake_runner_for_the_crash_test() {
 /// (`SandboxedChild` is `Send`; worker pools retire idle threads). The bot
 /// must live until it is finished, not die when the spawning thread exits.
 ///
-/// Fails today: `child.rs` sets `PR_SET_PDEATHSIG(SIGKILL)`, and the kernel
-/// sends the parent-death signal when the *thread* that cloned the child
-/// exits, not the process (prctl(2)), so the bot is SIGKILLed as soon as the
-/// spawning thread ends.
+/// Guards against the parent-death signal firing early: the kernel sends it
+/// when the *thread* that cloned the child exits, not the process
+/// (prctl(2)), which is why every clone happens on the sandbox's own
+/// spawner thread.
 #[test]
 fn bot_outlives_the_thread_that_spawned_it() {
     let h = hostile(small_limits());
@@ -1867,13 +1866,11 @@ impl Drop for StopOnDrop {
 /// other tests) has two threads create and join threads in a loop while it
 /// spawns `/bin/true` for 3 seconds; every spawn must succeed.
 ///
-/// Fails today: `child.rs` calls glibc's `setgroups`, `setresgid` and
-/// `setresuid`, which go through glibc's `__nptl_setxid` and wait (futex on
-/// `setxid_futex == -2`) for every thread glibc believes exists; a thread
-/// that was mid-`pthread_create` at clone time never starts in the child, so
-/// the child hangs as uid 0 before seccomp until the spawn gives up with
-/// `SetupTimeout` after 10 s. The same race makes any other spawn of a
-/// multi-threaded runner fail at random.
+/// Guards against glibc's `setgroups`, `setresgid` and `setresuid`: they go
+/// through `__nptl_setxid` and wait for every thread glibc believes exists;
+/// a thread that was mid-`pthread_create` at clone time never starts in the
+/// child, which then hung as uid 0 until `SetupTimeout`. `child.rs` now makes
+/// the raw system calls.
 #[test]
 fn spawn_succeeds_while_the_runner_creates_threads() {
     let _guard = ParentGuard::new(CHURN_PARENT);

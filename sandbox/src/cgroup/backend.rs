@@ -4,9 +4,10 @@
 
 use std::collections::BTreeSet;
 use std::os::fd::OwnedFd;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::control::Backoff;
 use super::error::CgroupError;
 use super::hybrid::{HybridLeaf, HybridManager};
 use super::limits::CgroupLimits;
@@ -33,6 +34,38 @@ pub(crate) trait LeafOps {
     fn remove_dirs(&self, deadline: Instant) -> Result<(), CgroupError>;
     /// The leaf's directories.
     fn paths(&self) -> Vec<PathBuf>;
+}
+
+/// The kill loop of every layout: until `is_empty` holds, run one kill `round` and back off.
+/// A failed round is retried until `deadline`; only if the leaf never empties is its error
+/// reported, as the cause of [`CgroupError::KillTimeout`] (with `remaining()` at that point).
+pub(crate) fn kill_loop(
+    path: &Path,
+    deadline: Instant,
+    mut is_empty: impl FnMut() -> Result<bool, CgroupError>,
+    remaining: impl FnOnce() -> Result<Vec<i32>, CgroupError>,
+    mut round: impl FnMut() -> Result<(), CgroupError>,
+) -> Result<(), CgroupError> {
+    let started = Instant::now();
+    let mut backoff = Backoff::new();
+    let mut last_error = None;
+    loop {
+        if is_empty()? {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            return Err(CgroupError::KillTimeout {
+                path: path.to_path_buf(),
+                remaining: remaining()?,
+                waited_ms: started.elapsed().as_millis().try_into().unwrap_or(u64::MAX),
+                cause: last_error.map(Box::new),
+            });
+        }
+        if let Err(e) = round() {
+            last_error = Some(e);
+        }
+        backoff.sleep();
+    }
 }
 
 /// A leaf of any layout.

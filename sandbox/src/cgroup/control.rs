@@ -14,6 +14,8 @@ use std::path::Path;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::error::CgroupError;
+
 /// Every cgroup directory (v1 and v2) lists its member processes here.
 pub(crate) const CGROUP_PROCS: &str = "cgroup.procs";
 
@@ -79,6 +81,23 @@ pub(crate) fn make_dir(dir: &Path, fake: &FakeKernel) -> io::Result<()> {
     Ok(())
 }
 
+/// Creates a leaf's directory; one that exists already is [`CgroupError::LeafExists`], since
+/// it may belong to someone else and is never shared.
+pub(crate) fn make_leaf_dir(dir: &Path, fake: &FakeKernel) -> Result<(), CgroupError> {
+    make_dir(dir, fake).map_err(|source| {
+        if source.kind() == io::ErrorKind::AlreadyExists {
+            CgroupError::LeafExists {
+                path: dir.to_path_buf(),
+            }
+        } else {
+            CgroupError::CreateLeaf {
+                path: dir.to_path_buf(),
+                source,
+            }
+        }
+    })
+}
+
 /// Creates a cgroup directory unless it exists already (shared parents: another runner may
 /// win the race to create it).
 pub(crate) fn ensure_dir(dir: &Path, fake: &FakeKernel) -> io::Result<()> {
@@ -118,15 +137,26 @@ pub(crate) fn open_for_join(procs: &Path) -> io::Result<OwnedFd> {
     Ok(OwnedFd::from(file))
 }
 
-/// Reads the pids listed in a `cgroup.procs` file.
+/// Reads the pids listed in a `cgroup.procs` file; a group that does not exist (partially
+/// created or already removed) has none.
 pub(crate) fn read_procs(procs: &Path) -> io::Result<Vec<i32>> {
-    parse_procs(&read(procs)?).ok_or_else(|| invalid_data("cgroup.procs", procs))
+    match read(procs) {
+        Ok(text) => parse_procs(&text).ok_or_else(|| invalid_data("cgroup.procs", procs)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(vec![]),
+        Err(e) => Err(e),
+    }
 }
 
-/// Names of the subdirectories of `dir`.
+/// Names of the subdirectories of `dir`; none if `dir` does not exist (a parent group not
+/// created yet, or a hierarchy that lacks it).
 pub(crate) fn child_dirs(dir: &Path) -> io::Result<Vec<String>> {
     let mut names = vec![];
-    for entry in fs::read_dir(dir)? {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(names),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
         let entry = entry?;
         if entry.file_type()?.is_dir()
             && let Some(name) = entry.file_name().to_str()
@@ -172,6 +202,18 @@ pub(crate) fn invalid_data(what: &str, path: &Path) -> io::Error {
 pub(crate) fn read_u64(path: &Path, parse: impl Fn(&str) -> Option<u64>) -> io::Result<u64> {
     let text = read(path)?;
     parse(&text).ok_or_else(|| invalid_data("counter", path))
+}
+
+/// [`read_u64`], with a missing file (older kernel, or a group already removed) as `None`.
+pub(crate) fn read_u64_if_present(
+    path: &Path,
+    parse: impl Fn(&str) -> Option<u64>,
+) -> io::Result<Option<u64>> {
+    match read_u64(path, parse) {
+        Ok(value) => Ok(Some(value)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// Parses `cgroup.procs`: one decimal pid per line.

@@ -1,9 +1,16 @@
 //! Per-process limits and their translation into control-file values, kept pure so the
-//! translation can be tested without a cgroup tree.
+//! translation can be tested without a cgroup tree; plus the missing-controller policy and the
+//! writes that are the same on v1 and v2.
 
 use std::path::Path;
 
+use cgroups_rs::fs::pid::PidController;
+use cgroups_rs::fs::{Controller, MaxValue};
+
 use super::error::CgroupError;
+
+/// Task limit (same file on v1 and v2).
+const PIDS_MAX: &str = "pids.max";
 
 /// Per-process limits.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +86,41 @@ pub(crate) fn unenforceable(
         limit,
         path: path.to_path_buf(),
     })
+}
+
+/// Whether `dir/file` exists; if not, applies the missing-controller policy (error, or skip
+/// with a warning). cgroups-rs opens with `O_CREAT`, so this check is also what makes a missing
+/// file fail on a fake tree the way it does on the kernel.
+pub(crate) fn has_file(
+    allow_missing: bool,
+    dir: &Path,
+    file: &str,
+    controller: &'static str,
+    limit: &'static str,
+) -> Result<bool, CgroupError> {
+    let path = dir.join(file);
+    if path.is_file() {
+        return Ok(true);
+    }
+    unenforceable(allow_missing, controller, limit, &path)?;
+    Ok(false)
+}
+
+/// Writes `pids.max` into a leaf's pids controller.
+pub(crate) fn apply_pids(
+    pids: &PidController,
+    limits: &CgroupLimits,
+    allow_missing: bool,
+) -> Result<(), CgroupError> {
+    if !has_file(allow_missing, pids.path(), PIDS_MAX, "pids", "pids limit")? {
+        return Ok(());
+    }
+    pids.set_pid_max(MaxValue::Value(limits.pids_i64()))
+        .map_err(|source| CgroupError::SetPidsLimit {
+            path: pids.path().to_path_buf(),
+            max: limits.pids,
+            source,
+        })
 }
 
 /// Formats CPU numbers in the kernel's list syntax (`0-1`, `1`, `0,2-3`), sorted and without

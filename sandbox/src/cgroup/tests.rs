@@ -38,6 +38,15 @@ fn lenient() -> CgroupOptions {
     }
 }
 
+/// Asserts that `err` reports `controller` as missing.
+#[track_caller]
+fn assert_missing(err: &CgroupError, controller: &str) {
+    assert!(
+        matches!(err, CgroupError::ControllerMissing { controller: c, .. } if *c == controller),
+        "{err}"
+    );
+}
+
 // ---- v1 ----
 
 #[test]
@@ -119,16 +128,7 @@ fn v1_without_swap_accounting_refuses_then_allows() {
         fake::KERNEL_NO_SWAP_ACCOUNTING,
     );
     let err = m.create("x", &limits()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            CgroupError::ControllerMissing {
-                controller: "memory",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_missing(&err, "memory");
     // The half-created leaf is gone from every hierarchy.
     for c in V1_CONTROLLERS {
         assert!(!tree.path(&[c, "arena", "x"]).exists(), "{c}");
@@ -159,16 +159,7 @@ fn v1_missing_controller_is_reported_unless_allowed() {
     std::fs::remove_dir_all(tree.path(&["pids"])).unwrap();
     let m = strict(CgroupSetup::Legacy, &tree);
     let err = m.create("x", &limits()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            CgroupError::ControllerMissing {
-                controller: "pids",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_missing(&err, "pids");
     let m = manager(CgroupSetup::Legacy, &tree, lenient(), fake::KERNEL);
     let leaf = m.create("x", &limits()).unwrap();
     assert_eq!(leaf.paths().len(), V1_CONTROLLERS.len() - 1);
@@ -352,16 +343,7 @@ fn v2_without_cpus_needs_no_cpuset() {
     let _leaf = m.create("x", &l).unwrap();
     assert!(!tree.path(&["arena", "x", "cpuset.cpus"]).exists());
     let err = m.create("y", &limits()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            CgroupError::ControllerMissing {
-                controller: "cpuset",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_missing(&err, "cpuset");
     assert!(!tree.path(&["arena", "y"]).exists());
 }
 
@@ -371,28 +353,13 @@ fn v2_without_controllers_refuses_unless_allowed() {
     let m = strict(CgroupSetup::Unified, &tree);
     assert_eq!(tree.read(&["cgroup.subtree_control"]), "");
     let err = m.create("x", &limits()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            CgroupError::ControllerMissing {
-                controller: "memory",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_missing(&err, "memory");
     assert!(!tree.path(&["arena", "x"]).exists());
 
     let m = manager(CgroupSetup::Unified, &tree, lenient(), fake::KERNEL);
     let leaf = m.create("x", &limits()).unwrap();
     assert!(!tree.path(&["arena", "x", "memory.max"]).exists());
-    assert!(matches!(
-        leaf.oom_kills(),
-        Err(CgroupError::ControllerMissing {
-            controller: "memory",
-            ..
-        })
-    ));
+    assert_missing(&leaf.oom_kills().unwrap_err(), "memory");
     assert_eq!(leaf.peak_memory().unwrap(), None);
     assert_eq!(leaf.cpu_time().unwrap(), Duration::ZERO);
 }
@@ -407,16 +374,7 @@ fn v2_without_swap_accounting_refuses() {
         fake::KERNEL_NO_SWAP_ACCOUNTING,
     );
     let err = m.create("x", &limits()).unwrap_err();
-    assert!(
-        matches!(
-            err,
-            CgroupError::ControllerMissing {
-                controller: "memory",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_missing(&err, "memory");
 }
 
 #[test]

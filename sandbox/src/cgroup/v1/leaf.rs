@@ -1,7 +1,6 @@
 //! One v1 leaf: its directories, readings, and the freeze-kill-thaw loop.
 
 use std::collections::BTreeSet;
-use std::io;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -12,7 +11,7 @@ use cgroups_rs::fs::freezer::FreezerController;
 use cgroups_rs::fs::memory::MemController;
 use cgroups_rs::fs::{Cgroup, Controller};
 
-use crate::cgroup::backend::LeafOps;
+use crate::cgroup::backend::{LeafOps, kill_loop};
 use crate::cgroup::control::{self, Backoff, CGROUP_PROCS, FakeKernel};
 use crate::cgroup::error::CgroupError;
 
@@ -49,12 +48,17 @@ impl V1Leaf {
         self.cgroup.controller_of::<C>().map(|c| c.path())
     }
 
+    /// The directory errors name: the first hierarchy's.
+    fn first_dir(&self) -> PathBuf {
+        self.dirs.first().cloned().unwrap_or_default()
+    }
+
     /// The error for a reading whose controller is not mounted.
     fn no_controller(&self, controller: &'static str, limit: &'static str) -> CgroupError {
         CgroupError::ControllerMissing {
             controller,
             limit,
-            path: self.dirs.first().cloned().unwrap_or_default(),
+            path: self.first_dir(),
         }
     }
 
@@ -87,7 +91,7 @@ impl V1Leaf {
             if let Err(source) = control::sigkill(pid) {
                 first_error.get_or_insert(CgroupError::Signal {
                     pid,
-                    path: self.dirs.first().cloned().unwrap_or_default(),
+                    path: self.first_dir(),
                     source,
                 });
             }
@@ -120,11 +124,9 @@ impl LeafOps for V1Leaf {
         let mut all = BTreeSet::new();
         for dir in &self.dirs {
             let path = dir.join(CGROUP_PROCS);
-            match control::read_procs(&path) {
-                Ok(pids) => all.extend(pids),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(source) => return Err(CgroupError::ReadProcs { path, source }),
-            }
+            let pids = control::read_procs(&path)
+                .map_err(|source| CgroupError::ReadProcs { path, source })?;
+            all.extend(pids);
         }
         Ok(all.into_iter().collect())
     }
@@ -145,11 +147,8 @@ impl LeafOps for V1Leaf {
             return Ok(None);
         };
         let path = dir.join(MEMORY_MAX_USAGE);
-        match control::read_u64(&path, control::single_u64) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(source) => Err(CgroupError::ReadPeakMemory { path, source }),
-        }
+        control::read_u64_if_present(&path, control::single_u64)
+            .map_err(|source| CgroupError::ReadPeakMemory { path, source })
     }
 
     /// `cpuacct.usage` (nanoseconds).
@@ -167,29 +166,13 @@ impl LeafOps for V1Leaf {
     /// signalling), SIGKILL every listed pid, thaw (frozen tasks only die once thawed), and
     /// repeat until every hierarchy's `cgroup.procs` is empty or `deadline` passes.
     fn kill_until(&self, deadline: Instant) -> Result<(), CgroupError> {
-        let started = Instant::now();
-        let mut backoff = Backoff::new();
-        let mut last_error = None;
-        loop {
-            let pids = self.pids()?;
-            if pids.is_empty() {
-                return Ok(());
-            }
-            if Instant::now() >= deadline {
-                return Err(CgroupError::KillTimeout {
-                    path: self.dirs.first().cloned().unwrap_or_default(),
-                    remaining: pids,
-                    waited_ms: started.elapsed().as_millis().try_into().unwrap_or(u64::MAX),
-                    cause: last_error.map(Box::new),
-                });
-            }
-            // A failed round (e.g. freezing) is retried until the deadline; only if the leaf
-            // never empties is its error reported, as the timeout's cause.
-            if let Err(e) = self.kill_round(deadline) {
-                last_error = Some(e);
-            }
-            backoff.sleep();
-        }
+        kill_loop(
+            &self.first_dir(),
+            deadline,
+            || Ok(self.pids()?.is_empty()),
+            || self.pids(),
+            || self.kill_round(deadline),
+        )
     }
 
     /// Removes every directory of the leaf (retrying EBUSY until `deadline`), trying all of

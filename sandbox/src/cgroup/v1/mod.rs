@@ -6,19 +6,18 @@
 //! done directly (see [`super::control`] for why reads are not cgroups-rs's).
 
 use std::collections::BTreeSet;
-use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use cgroups_rs::fs::Controller;
 use cgroups_rs::fs::cpuset::CpuSetController;
 use cgroups_rs::fs::memory::MemController;
 use cgroups_rs::fs::pid::PidController;
-use cgroups_rs::fs::{Controller, MaxValue};
 
 use super::control::{self, FakeKernel, RMDIR_TIMEOUT};
 use super::error::CgroupError;
 use super::hierarchy::{RootedV1, V1Controller};
-use super::limits::{CgroupLimits, MemswOrder, memsw_order, unenforceable};
+use super::limits::{CgroupLimits, MemswOrder, apply_pids, has_file, memsw_order, unenforceable};
 
 mod leaf;
 
@@ -28,8 +27,6 @@ pub(crate) use leaf::V1Leaf;
 const MEMORY_LIMIT: &str = "memory.limit_in_bytes";
 /// Memory plus swap limit; present only with swap accounting on.
 const MEMSW_LIMIT: &str = "memory.memsw.limit_in_bytes";
-/// Task limit.
-const PIDS_MAX: &str = "pids.max";
 /// CPUs of a cpuset; empty in a new group, and attaching to an empty cpuset fails (ENOSPC).
 const CPUSET_CPUS: &str = "cpuset.cpus";
 /// Memory nodes of a cpuset; same emptiness rule as `cpuset.cpus`.
@@ -181,16 +178,7 @@ impl V1Manager {
     /// those (an existing leaf may belong to someone else).
     fn create_dirs(&self, leaf: &V1Leaf, created: &mut Vec<PathBuf>) -> Result<(), CgroupError> {
         for dir in &leaf.dirs {
-            control::make_dir(dir, &self.fake).map_err(|source| {
-                if source.kind() == io::ErrorKind::AlreadyExists {
-                    CgroupError::LeafExists { path: dir.clone() }
-                } else {
-                    CgroupError::CreateLeaf {
-                        path: dir.clone(),
-                        source,
-                    }
-                }
-            })?;
+            control::make_leaf_dir(dir, &self.fake)?;
             created.push(dir.clone());
         }
         Ok(())
@@ -204,16 +192,7 @@ impl V1Manager {
             None => self.missing("memory", "memory limit", V1Controller::Memory)?,
         }
         match cg.controller_of::<PidController>() {
-            Some(pids) => {
-                if self.has_file(pids.path(), PIDS_MAX, "pids", "pids limit")? {
-                    pids.set_pid_max(MaxValue::Value(limits.pids_i64()))
-                        .map_err(|source| CgroupError::SetPidsLimit {
-                            path: pids.path().to_path_buf(),
-                            max: limits.pids,
-                            source,
-                        })?;
-                }
-            }
+            Some(pids) => apply_pids(pids, limits, self.allow_missing)?,
             None => self.missing("pids", "pids limit", V1Controller::Pids)?,
         }
         match cg.controller_of::<CpuSetController>() {
@@ -229,10 +208,17 @@ impl V1Manager {
     /// swap on top), in the order that keeps memsw ≥ memory after each write.
     fn apply_memory(&self, mem: &MemController, bytes: u64, value: i64) -> Result<(), CgroupError> {
         let dir = mem.path();
-        if !self.has_file(dir, MEMORY_LIMIT, "memory", "memory limit")? {
+        if !has_file(
+            self.allow_missing,
+            dir,
+            MEMORY_LIMIT,
+            "memory",
+            "memory limit",
+        )? {
             return Ok(());
         }
-        let has_memsw = self.has_file(
+        let has_memsw = has_file(
+            self.allow_missing,
             dir,
             MEMSW_LIMIT,
             "memory",
@@ -286,9 +272,19 @@ impl V1Manager {
         limits: &CgroupLimits,
     ) -> Result<(), CgroupError> {
         let dir = cpuset.path();
-        if !self.has_file(dir, CPUSET_CPUS, "cpuset", "cpu pinning")?
-            || !self.has_file(dir, CPUSET_MEMS, "cpuset", "cpuset memory nodes")?
-        {
+        if !has_file(
+            self.allow_missing,
+            dir,
+            CPUSET_CPUS,
+            "cpuset",
+            "cpu pinning",
+        )? || !has_file(
+            self.allow_missing,
+            dir,
+            CPUSET_MEMS,
+            "cpuset",
+            "cpuset memory nodes",
+        )? {
             return Ok(());
         }
         let parent = dir.parent().unwrap_or(dir);
@@ -314,24 +310,6 @@ impl V1Manager {
             })
     }
 
-    /// Whether `dir/file` exists; if not, applies the missing-controller policy (error, or
-    /// skip with a warning). cgroups-rs opens with `O_CREAT`, so this check is also what makes
-    /// a missing file fail on a fake tree the way it does on the kernel.
-    fn has_file(
-        &self,
-        dir: &Path,
-        file: &str,
-        controller: &'static str,
-        limit: &'static str,
-    ) -> Result<bool, CgroupError> {
-        let path = dir.join(file);
-        if path.is_file() {
-            return Ok(true);
-        }
-        unenforceable(self.allow_missing, controller, limit, &path)?;
-        Ok(false)
-    }
-
     /// Applies the missing-controller policy for a controller that is not mounted at all.
     fn missing(
         &self,
@@ -348,11 +326,9 @@ impl V1Manager {
     pub(crate) fn leaf_names(&self) -> Result<BTreeSet<String>, CgroupError> {
         let mut names = BTreeSet::new();
         for dir in self.parent_dirs() {
-            match control::child_dirs(&dir) {
-                Ok(found) => names.extend(found),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                Err(source) => return Err(CgroupError::ListLeaves { path: dir, source }),
-            }
+            let found = control::child_dirs(&dir)
+                .map_err(|source| CgroupError::ListLeaves { path: dir, source })?;
+            names.extend(found);
         }
         Ok(names)
     }

@@ -1,6 +1,5 @@
 //! One v2 leaf: its directory, readings, and `cgroup.kill` with the wait for `populated 0`.
 
-use std::io;
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -8,8 +7,8 @@ use std::time::{Duration, Instant};
 use cgroups_rs::fs::Cgroup;
 use cgroups_rs::fs::error::ErrorKind;
 
-use crate::cgroup::backend::LeafOps;
-use crate::cgroup::control::{self, Backoff, CGROUP_PROCS, FakeKernel};
+use crate::cgroup::backend::{LeafOps, kill_loop};
+use crate::cgroup::control::{self, CGROUP_PROCS, FakeKernel};
 use crate::cgroup::error::CgroupError;
 
 /// `populated 0|1`: whether the group or a descendant holds a live task.
@@ -44,11 +43,9 @@ impl V2Leaf {
     /// Whether `cgroup.events` says a live task remains; a removed leaf is not populated.
     fn populated(&self) -> Result<bool, CgroupError> {
         let path = self.dir.join(CGROUP_EVENTS);
-        match control::read_u64(&path, |t| control::flat_keyed(t, POPULATED_KEY)) {
-            Ok(flag) => Ok(flag != 0),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-            Err(source) => Err(CgroupError::ReadEvents { path, source }),
-        }
+        control::read_u64_if_present(&path, |t| control::flat_keyed(t, POPULATED_KEY))
+            .map(|flag| flag.is_some_and(|flag| flag != 0))
+            .map_err(|source| CgroupError::ReadEvents { path, source })
     }
 
     /// One `cgroup.kill` write, or one SIGKILL per listed pid where the kernel lacks it.
@@ -91,11 +88,7 @@ impl LeafOps for V2Leaf {
     /// Pids in the leaf; none if the directory is gone.
     fn pids(&self) -> Result<Vec<i32>, CgroupError> {
         let path = self.dir.join(CGROUP_PROCS);
-        match control::read_procs(&path) {
-            Ok(pids) => Ok(pids),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(vec![]),
-            Err(source) => Err(CgroupError::ReadProcs { path, source }),
-        }
+        control::read_procs(&path).map_err(|source| CgroupError::ReadProcs { path, source })
     }
 
     /// `oom_kill` from `memory.events`.
@@ -118,11 +111,8 @@ impl LeafOps for V2Leaf {
             return Ok(None);
         }
         let path = self.dir.join(MEMORY_PEAK);
-        match control::read_u64(&path, control::single_u64) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(source) => Err(CgroupError::ReadPeakMemory { path, source }),
-        }
+        control::read_u64_if_present(&path, control::single_u64)
+            .map_err(|source| CgroupError::ReadPeakMemory { path, source })
     }
 
     /// `usage_usec` from `cpu.stat`.
@@ -137,26 +127,13 @@ impl LeafOps for V2Leaf {
     /// while doing it) and waits for `populated 0`, repeating the write until `deadline`.
     /// Kernels before 5.14 lack `cgroup.kill`; then every listed pid gets SIGKILL instead.
     fn kill_until(&self, deadline: Instant) -> Result<(), CgroupError> {
-        let started = Instant::now();
-        let mut backoff = Backoff::new();
-        let mut last_error = None;
-        loop {
-            if !self.populated()? {
-                return Ok(());
-            }
-            if Instant::now() >= deadline {
-                return Err(CgroupError::KillTimeout {
-                    path: self.dir.clone(),
-                    remaining: self.pids()?,
-                    waited_ms: started.elapsed().as_millis().try_into().unwrap_or(u64::MAX),
-                    cause: last_error.map(Box::new),
-                });
-            }
-            if let Err(e) = self.kill_once() {
-                last_error = Some(e);
-            }
-            backoff.sleep();
-        }
+        kill_loop(
+            &self.dir,
+            deadline,
+            || Ok(!self.populated()?),
+            || self.pids(),
+            || self.kill_once(),
+        )
     }
 
     /// Removes the leaf directory with bounded EBUSY retries.

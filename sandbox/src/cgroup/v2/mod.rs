@@ -13,16 +13,16 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use cgroups_rs::fs::Controller;
 use cgroups_rs::fs::cpuset::CpuSetController;
 use cgroups_rs::fs::memory::MemController;
 use cgroups_rs::fs::pid::PidController;
-use cgroups_rs::fs::{Controller, MaxValue};
 
 use super::backend::LeafOps;
 use super::control::{self, FakeKernel, RMDIR_TIMEOUT};
 use super::error::CgroupError;
 use super::hierarchy::{RootedV2, V2Controller};
-use super::limits::{CgroupLimits, unenforceable};
+use super::limits::{CgroupLimits, apply_pids, has_file, unenforceable};
 
 mod leaf;
 
@@ -36,8 +36,6 @@ const CGROUP_SUBTREE_CONTROL: &str = "cgroup.subtree_control";
 const MEMORY_MAX: &str = "memory.max";
 /// Swap limit: swap alone, unlike v1's memory+swap.
 const MEMORY_SWAP_MAX: &str = "memory.swap.max";
-/// Task limit.
-const PIDS_MAX: &str = "pids.max";
 /// CPUs of a cpuset; empty means "inherit the parent's".
 const CPUSET_CPUS: &str = "cpuset.cpus";
 
@@ -124,18 +122,7 @@ impl V2Manager {
         limits: Option<&CgroupLimits>,
     ) -> Result<V2Leaf, CgroupError> {
         let leaf = self.open_existing(name);
-        control::make_dir(&leaf.dir, &self.fake).map_err(|source| {
-            if source.kind() == io::ErrorKind::AlreadyExists {
-                CgroupError::LeafExists {
-                    path: leaf.dir.clone(),
-                }
-            } else {
-                CgroupError::CreateLeaf {
-                    path: leaf.dir.clone(),
-                    source,
-                }
-            }
-        })?;
+        control::make_leaf_dir(&leaf.dir, &self.fake)?;
         if let Some(limits) = limits
             && let Err(e) = self.apply(&leaf, limits)
         {
@@ -153,7 +140,13 @@ impl V2Manager {
         match cg.controller_of::<MemController>() {
             Some(mem) => {
                 let dir = mem.path();
-                if self.has_file(dir, MEMORY_MAX, "memory", "memory limit")? {
+                if has_file(
+                    self.allow_missing,
+                    dir,
+                    MEMORY_MAX,
+                    "memory",
+                    "memory limit",
+                )? {
                     mem.set_limit(limits.memory_i64()).map_err(|source| {
                         CgroupError::SetMemoryLimit {
                             path: dir.to_path_buf(),
@@ -163,7 +156,8 @@ impl V2Manager {
                     })?;
                 }
                 // v2 limits swap separately (memory.max covers RAM only): 0 = no swap at all.
-                if self.has_file(
+                if has_file(
+                    self.allow_missing,
                     dir,
                     MEMORY_SWAP_MAX,
                     "memory",
@@ -180,22 +174,19 @@ impl V2Manager {
             None => self.missing(V2Controller::Memory, "memory limit")?,
         }
         match cg.controller_of::<PidController>() {
-            Some(pids) => {
-                if self.has_file(pids.path(), PIDS_MAX, "pids", "pids limit")? {
-                    pids.set_pid_max(MaxValue::Value(limits.pids_i64()))
-                        .map_err(|source| CgroupError::SetPidsLimit {
-                            path: pids.path().to_path_buf(),
-                            max: limits.pids,
-                            source,
-                        })?;
-                }
-            }
+            Some(pids) => apply_pids(pids, limits, self.allow_missing)?,
             None => self.missing(V2Controller::Pids, "pids limit")?,
         }
         if !limits.cpus.is_empty() {
             match cg.controller_of::<CpuSetController>() {
                 Some(cpuset) => {
-                    if self.has_file(cpuset.path(), CPUSET_CPUS, "cpuset", "cpu pinning")? {
+                    if has_file(
+                        self.allow_missing,
+                        cpuset.path(),
+                        CPUSET_CPUS,
+                        "cpuset",
+                        "cpu pinning",
+                    )? {
                         let cpus = limits.cpu_list();
                         cpuset
                             .set_cpus(&cpus)
@@ -210,24 +201,6 @@ impl V2Manager {
             }
         }
         Ok(())
-    }
-
-    /// Whether `dir/file` exists; if not, applies the missing-controller policy. cgroups-rs
-    /// opens with `O_CREAT`, so this check is also what makes a missing file fail on a fake
-    /// tree the way it does on the kernel.
-    fn has_file(
-        &self,
-        dir: &Path,
-        file: &str,
-        controller: &'static str,
-        limit: &'static str,
-    ) -> Result<bool, CgroupError> {
-        let path = dir.join(file);
-        if path.is_file() {
-            return Ok(true);
-        }
-        unenforceable(self.allow_missing, controller, limit, &path)?;
-        Ok(false)
     }
 
     /// Applies the missing-controller policy for a controller not enabled for leaves.
@@ -247,14 +220,12 @@ impl V2Manager {
 
     /// Names of the leaves under the parent group.
     pub(crate) fn leaf_names(&self) -> Result<BTreeSet<String>, CgroupError> {
-        match control::child_dirs(&self.parent_dir) {
-            Ok(found) => Ok(found.into_iter().collect()),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(BTreeSet::new()),
-            Err(source) => Err(CgroupError::ListLeaves {
+        control::child_dirs(&self.parent_dir)
+            .map(|found| found.into_iter().collect())
+            .map_err(|source| CgroupError::ListLeaves {
                 path: self.parent_dir.clone(),
                 source,
-            }),
-        }
+            })
     }
 }
 
