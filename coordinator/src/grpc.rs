@@ -236,11 +236,7 @@ impl Worker for WorkerService {
 
 /// The wire result as a domain record; the round comes from the match id.
 fn match_record(r: &ReportResultRequest) -> Result<MatchRecord, Status> {
-    let round = r
-        .match_id
-        .rsplit(':')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
+    let round = crate::service::match_round(&r.match_id)
         .ok_or_else(|| Status::invalid_argument(format!("malformed match id {:?}", r.match_id)))?;
     if r.seats.len() < 2 {
         return Err(Status::invalid_argument(
@@ -343,15 +339,7 @@ impl Admin for AdminService {
         let id = request.into_inner().tournament_id;
         let (status, rounds_total) = self.coordinator.status(&id).await?;
         let finished = crate::service::is_finished(&status, rounds_total);
-        let workers = self
-            .coordinator
-            .store()
-            .workers(
-                crate::service::now_ms(),
-                3 * self.coordinator.config().heartbeat_interval.as_millis() as u64,
-            )
-            .await
-            .map_err(CoordinatorError::from)?;
+        let workers = self.coordinator.live_workers().await?;
         Ok(Response::new(StatusResponse {
             total: status.total as u64,
             queued: status.queued as u64,

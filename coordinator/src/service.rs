@@ -139,23 +139,19 @@ impl Coordinator {
 
     /// The metrics in the text exposition format, gauges refreshed from the store.
     pub async fn render_metrics(&self) -> String {
-        let mut queued = 0;
-        if let Ok(ids) = self.store.tournaments().await {
-            for id in ids {
-                if let Ok(status) = self.store.status(&id).await {
-                    queued += status.queued;
-                }
-            }
-        }
-        let alive = 3 * self.config.heartbeat_interval.as_millis() as u64;
-        let workers = self
-            .store
-            .workers(now_ms(), alive)
-            .await
-            .map(|w| w.len())
-            .unwrap_or(0);
+        // Exactly the queued matches sit in the queue: one length read,
+        // not every tournament's match states on every scrape.
+        let queued = self.store.queue_len().await.unwrap_or(0);
+        let workers = self.live_workers().await.map(|w| w.len()).unwrap_or(0);
         self.metrics.set_gauges(queued, workers);
         self.metrics.encode()
+    }
+
+    /// Workers heard from within three heartbeat intervals, so a worker
+    /// that misses a heartbeat or two still counts as connected.
+    pub async fn live_workers(&self) -> Result<Vec<WorkerInfo>> {
+        let window = 3 * self.config.heartbeat_interval.as_millis() as u64;
+        Ok(self.store.workers(now_ms(), window).await?)
     }
 
     /// Creates (or, for an identical tournament, finds) a tournament and
@@ -213,10 +209,15 @@ impl Coordinator {
     /// Total rounds of a tournament.
     pub fn rounds_total(spec: &TournamentSpec) -> Result<u32> {
         Ok(match spec.format {
-            Format::RoundRobin { .. } => {
-                let ids: Vec<EntrantId> = spec.entrants.iter().map(|e| e.id.clone()).collect();
-                round_robin_rounds(spec, &ids)?.len() as u32
-            }
+            Format::RoundRobin {
+                cycles,
+                games_per_pairing,
+            } => schedule::round_robin_round_count(
+                &entrant_ids(spec),
+                spec.seats,
+                cycles,
+                games_per_pairing,
+            )? as u32,
             Format::Swiss { rounds } => rounds,
         })
     }
@@ -234,12 +235,21 @@ impl Coordinator {
         if spec.cancelled {
             return Ok(());
         }
-        let ids: Vec<EntrantId> = spec.entrants.iter().map(|e| e.id.clone()).collect();
+        let ids = entrant_ids(&spec);
         let scheduled = self.store.rounds_scheduled(id).await?;
         match spec.format {
-            Format::RoundRobin { .. } => {
+            Format::RoundRobin {
+                cycles,
+                games_per_pairing,
+            } => {
                 if scheduled == 0 {
-                    let rounds = round_robin_rounds(&spec, &ids)?;
+                    let rounds = schedule::round_robin(
+                        &ids,
+                        spec.seats,
+                        cycles,
+                        games_per_pairing,
+                        spec.base_seed,
+                    )?;
                     let count = rounds.len();
                     for (index, round) in rounds.into_iter().enumerate() {
                         self.schedule(id, index as u32, round).await?;
@@ -275,7 +285,7 @@ impl Coordinator {
             .into_iter()
             .enumerate()
             .map(|(index, pairing)| ScheduledMatch {
-                match_id: format!("{id}:{round}:{index}"),
+                match_id: match_id(id, round, index),
                 pairing,
             })
             .collect();
@@ -382,10 +392,7 @@ impl Coordinator {
         duration_s: f64,
     ) -> Result<CompleteOutcome> {
         let counted = record.clone();
-        let tournament = record
-            .match_id
-            .rsplitn(3, ':')
-            .nth(2)
+        let tournament = match_tournament(&record.match_id)
             .map(str::to_owned)
             .unwrap_or_default();
         let match_id = record.match_id.clone();
@@ -474,24 +481,26 @@ impl Coordinator {
     }
 }
 
-fn round_robin_rounds(
-    spec: &TournamentSpec,
-    ids: &[EntrantId],
-) -> Result<Vec<crate::model::Round>> {
-    let Format::RoundRobin {
-        cycles,
-        games_per_pairing,
-    } = spec.format
-    else {
-        return Ok(Vec::new());
-    };
-    Ok(schedule::round_robin(
-        ids,
-        spec.seats,
-        cycles,
-        games_per_pairing,
-        spec.base_seed,
-    )?)
+/// A scheduled match's id. Results come back naming only the match, so the
+/// tournament and round are read back out of it ([`match_tournament`],
+/// [`match_round`]).
+fn match_id(tournament: &str, round: u32, index: usize) -> String {
+    format!("{tournament}:{round}:{index}")
+}
+
+/// The tournament part of a [`match_id`].
+fn match_tournament(match_id: &str) -> Option<&str> {
+    match_id.rsplitn(3, ':').nth(2)
+}
+
+/// The round part of a [`match_id`].
+pub(crate) fn match_round(match_id: &str) -> Option<u32> {
+    match_id.rsplit(':').nth(1)?.parse().ok()
+}
+
+/// The field's entrant ids, in registration order.
+fn entrant_ids(spec: &TournamentSpec) -> Vec<EntrantId> {
+    spec.entrants.iter().map(|e| e.id.clone()).collect()
 }
 
 /// A tournament's id: a digest of what defines it.

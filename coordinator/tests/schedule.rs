@@ -9,8 +9,8 @@ use arena_coordinator::model::{EntrantId, MatchRecord, Round, SeatResult};
 use arena_coordinator::schedule::matching::{Weight, max_weight_matching};
 use arena_coordinator::schedule::{
     MAX_ROUND_ROBIN_GAMES, PairCost, ScheduleError, default_games_per_pairing, round_robin,
-    round_robin_seed, seat_points, splitmix64, swiss_graph, swiss_round, swiss_seed,
-    swiss_standings,
+    round_robin_round_count, round_robin_seed, seat_points, splitmix64, swiss_graph, swiss_round,
+    swiss_seed, swiss_standings,
 };
 use proptest::prelude::*;
 
@@ -70,6 +70,10 @@ fn sorted(v: &[EntrantId]) -> Vec<EntrantId> {
 fn check_round_robin(n: usize, seats: usize, cycles: u32, games: u32, base: u64) -> Vec<Round> {
     let entrants = ids(n);
     let rounds = round_robin(&entrants, seats, cycles, games, base).expect("valid input");
+    assert_eq!(
+        round_robin_round_count(&entrants, seats, cycles, games),
+        Ok(rounds.len())
+    );
     let mut meetings: BTreeMap<Vec<EntrantId>, u32> = BTreeMap::new();
     let mut seeds_seen: HashMap<u64, (u32, Vec<EntrantId>)> = HashMap::new();
     let rounds_per_cycle = rounds.len() / cycles as usize;
@@ -380,6 +384,23 @@ fn round_robin_rejects_bad_input() {
             assert_eq!(games, 4 * 64_684_950);
         }
         other => panic!("expected TooLarge, got {other:?}"),
+    }
+    // The round count refuses exactly what the schedule refuses.
+    let large = ids(200);
+    let refused: [(&[EntrantId], usize, u32, u32); 7] = [
+        (&e, 1, 1, 1),
+        (&e, 5, 1, 1),
+        (&e, 2, 0, 1),
+        (&e, 2, 1, 0),
+        (&dup, 2, 1, 1),
+        (&[], 2, 1, 1),
+        (&large, 4, 1, 4),
+    ];
+    for (entrants, seats, cycles, games) in refused {
+        assert_eq!(
+            round_robin_round_count(entrants, seats, cycles, games).err(),
+            round_robin(entrants, seats, cycles, games, 0).err()
+        );
     }
 }
 

@@ -47,6 +47,7 @@ conformance!(
     unknown_tournaments_are_errors,
     lease_takes_the_oldest_match_first,
     lease_only_hands_out_matches_of_the_worker_s_environment,
+    lease_looks_past_a_long_run_of_other_environments,
     lease_prefers_cached_entrants,
     lease_preference_is_limited_to_the_window,
     extend_then_expire_requeues_at_the_front,
@@ -140,6 +141,12 @@ async fn with_round(store: &Store, t: &str, matches: &[(&str, &[&str])]) {
         .map(|(id, seats)| scheduled(id, seats))
         .collect();
     assert!(store.schedule_round(t, 0, round, vec![]).await.unwrap());
+}
+
+/// The match worker `w` gets when it has built `cached`.
+async fn next_match(store: &Store, cached: &[String]) -> String {
+    let lease = store.lease("w", 0, 10, cached, "").await.unwrap();
+    lease.unwrap().match_id
 }
 
 const AB: &[&str] = &["a", "b"];
@@ -350,41 +357,46 @@ async fn lease_only_hands_out_matches_of_the_worker_s_environment(store: Store) 
     assert_eq!(store.lease("n", 0, 100, &[], "nix-1").await.unwrap(), None);
 }
 
+async fn lease_looks_past_a_long_run_of_other_environments(store: Store) {
+    // More matches than one page of the Redis script's queue reads.
+    let mut nix = spec("nix");
+    nix.environment = Some("nix-1".to_owned());
+    store.create_tournament(nix).await.unwrap();
+    let round = (0..600).map(|i| scheduled(&format!("n{i}"), AB)).collect();
+    assert!(store.schedule_round("nix", 0, round, vec![]).await.unwrap());
+    with_round(&store, "any", &[("y0", CD), ("y1", AB)]).await;
+
+    let cd = owned(&["c", "d"]);
+    assert_eq!(
+        store
+            .lease("h", 0, 100, &cd, "host-1")
+            .await
+            .unwrap()
+            .map(|l| l.match_id),
+        Some("y0".to_owned())
+    );
+    assert_eq!(
+        store
+            .lease("h", 0, 100, &cd, "host-1")
+            .await
+            .unwrap()
+            .map(|l| l.match_id),
+        Some("y1".to_owned())
+    );
+    assert_eq!(store.lease("h", 0, 100, &[], "host-1").await.unwrap(), None);
+}
+
 async fn lease_prefers_cached_entrants(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD), ("m2", AC)]).await;
     // Both of m1's entrants are built; m0 would need a build of b.
     let cd = owned(&["c", "d"]);
-    assert_eq!(
-        store
-            .lease("w", 0, 10, &cd, "")
-            .await
-            .unwrap()
-            .unwrap()
-            .match_id,
-        "m1"
-    );
+    assert_eq!(next_match(&store, &cd).await, "m1");
     // Only m2 is fully cached among what's left.
     let ac = owned(&["a", "c", "x"]);
-    assert_eq!(
-        store
-            .lease("w", 0, 10, &ac, "")
-            .await
-            .unwrap()
-            .unwrap()
-            .match_id,
-        "m2"
-    );
+    assert_eq!(next_match(&store, &ac).await, "m2");
     // Nothing cached fits: the oldest.
     let none = owned(&["z"]);
-    assert_eq!(
-        store
-            .lease("w", 0, 10, &none, "")
-            .await
-            .unwrap()
-            .unwrap()
-            .match_id,
-        "m0"
-    );
+    assert_eq!(next_match(&store, &none).await, "m0");
 }
 
 async fn lease_preference_is_limited_to_the_window(store: Store) {
@@ -397,36 +409,12 @@ async fn lease_preference_is_limited_to_the_window(store: Store) {
     store.schedule_round("t", 0, round, vec![]).await.unwrap();
 
     let cd = owned(&["c", "d"]);
-    assert_eq!(
-        store
-            .lease("w", 0, 10, &cd, "")
-            .await
-            .unwrap()
-            .unwrap()
-            .match_id,
-        "m00"
-    );
+    assert_eq!(next_match(&store, &cd).await, "m00");
     // m15 is now 15th in the queue, inside the window.
     let ac = owned(&["a", "c"]);
-    assert_eq!(
-        store
-            .lease("w", 0, 10, &ac, "")
-            .await
-            .unwrap()
-            .unwrap()
-            .match_id,
-        "m15"
-    );
+    assert_eq!(next_match(&store, &ac).await, "m15");
     // With m00 and m15 gone, m16 is 15th: inside the window now.
-    assert_eq!(
-        store
-            .lease("w", 0, 10, &cd, "")
-            .await
-            .unwrap()
-            .unwrap()
-            .match_id,
-        "m16"
-    );
+    assert_eq!(next_match(&store, &cd).await, "m16");
 }
 
 async fn extend_then_expire_requeues_at_the_front(store: Store) {
@@ -642,6 +630,7 @@ async fn cancel_drops_the_queue_and_stops_extensions(store: Store) {
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
 
     assert_eq!(store.cancel("t").await.unwrap(), 1, "only m3 was queued");
+    assert_eq!(store.queue_len().await.unwrap(), 1, "o0 is still queued");
     assert_eq!(
         store.cancel("t").await.unwrap(),
         0,
@@ -729,6 +718,7 @@ async fn status_and_matches_count_every_state(store: Store) {
             cancelled: false,
         }
     );
+    assert_eq!(store.queue_len().await.unwrap(), 2);
     let matches = store.matches("t").await.unwrap();
     let summary: Vec<_> = matches
         .iter()

@@ -119,7 +119,9 @@ use std::collections::HashSet;
 
 use crate::model::EntrantId;
 
-pub use round_robin::{MAX_ROUND_ROBIN_GAMES, default_games_per_pairing, round_robin};
+pub use round_robin::{
+    MAX_ROUND_ROBIN_GAMES, default_games_per_pairing, round_robin, round_robin_round_count,
+};
 pub use swiss::{
     JITTER_RANGE, PairCost, PairingGraph, SCORE_UNIT, SwissStanding, seat_points, swiss_graph,
     swiss_round, swiss_standings,

@@ -31,23 +31,7 @@ pub fn round_robin(
     games_per_pairing: u32,
     base_seed: u64,
 ) -> Result<Vec<Round>, ScheduleError> {
-    validate_field(entrants, seats)?;
-    if cycles == 0 {
-        return Err(ScheduleError::ZeroCycles);
-    }
-    if games_per_pairing == 0 {
-        return Err(ScheduleError::ZeroGames);
-    }
-    let groups = binomial(entrants.len(), seats);
-    let games = groups
-        .saturating_mul(u128::from(games_per_pairing))
-        .saturating_mul(u128::from(cycles));
-    if games > u128::from(MAX_ROUND_ROBIN_GAMES) {
-        return Err(ScheduleError::TooLarge {
-            games,
-            limit: MAX_ROUND_ROBIN_GAMES,
-        });
-    }
+    validate(entrants, seats, cycles, games_per_pairing)?;
     let layout = if seats == 2 {
         circle_layout(entrants.len())
     } else {
@@ -93,6 +77,52 @@ pub fn round_robin(
         }
     }
     Ok(rounds)
+}
+
+/// How many rounds [`round_robin`] would return for these arguments (and the
+/// same error it would give), without building a single pairing: callers
+/// that only need the count, such as a status poll, skip the schedule.
+pub fn round_robin_round_count(
+    entrants: &[EntrantId],
+    seats: usize,
+    cycles: u32,
+    games_per_pairing: u32,
+) -> Result<usize, ScheduleError> {
+    validate(entrants, seats, cycles, games_per_pairing)?;
+    let per_cycle = if seats == 2 {
+        // The circle method's `m - 1` rounds (see `circle_layout`).
+        entrants.len() + entrants.len() % 2 - 1
+    } else {
+        first_fit_layout(entrants.len(), seats).len()
+    };
+    Ok(per_cycle * cycles as usize)
+}
+
+/// The checks [`round_robin`] makes before laying anything out.
+fn validate(
+    entrants: &[EntrantId],
+    seats: usize,
+    cycles: u32,
+    games_per_pairing: u32,
+) -> Result<(), ScheduleError> {
+    validate_field(entrants, seats)?;
+    if cycles == 0 {
+        return Err(ScheduleError::ZeroCycles);
+    }
+    if games_per_pairing == 0 {
+        return Err(ScheduleError::ZeroGames);
+    }
+    let groups = binomial(entrants.len(), seats);
+    let games = groups
+        .saturating_mul(u128::from(games_per_pairing))
+        .saturating_mul(u128::from(cycles));
+    if games > u128::from(MAX_ROUND_ROBIN_GAMES) {
+        return Err(ScheduleError::TooLarge {
+            games,
+            limit: MAX_ROUND_ROBIN_GAMES,
+        });
+    }
+    Ok(())
 }
 
 /// One pairing group in a layout: member positions in `entrants` and the

@@ -360,6 +360,11 @@ impl MemoryStore {
         Ok(requeued)
     }
 
+    /// See [`Store::queue_len`](crate::store::Store::queue_len).
+    pub async fn queue_len(&self) -> Result<usize> {
+        Ok(self.lock().queue.len())
+    }
+
     /// See [`Store::next_expiry`](crate::store::Store::next_expiry).
     pub async fn next_expiry(&self) -> Result<Option<u64>> {
         Ok(self.lock().expiries.first().map(|(at, _)| *at))

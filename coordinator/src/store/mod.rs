@@ -38,8 +38,6 @@ mod memory;
 mod redis_store;
 pub mod types;
 
-use sha2::{Digest, Sha256};
-
 pub use self::error::{Result, StoreError};
 pub use self::memory::MemoryStore;
 pub use self::redis_store::{RedisStore, keys};
@@ -170,6 +168,11 @@ impl Store {
         dispatch!(self.expire(now_ms))
     }
 
+    /// How many matches, of all tournaments, wait in the queue.
+    pub async fn queue_len(&self) -> Result<usize> {
+        dispatch!(self.queue_len())
+    }
+
     /// The earliest expiry among current leases, for the coordinator to sleep
     /// until; `None` when nothing is leased.
     pub async fn next_expiry(&self) -> Result<Option<u64>> {
@@ -292,10 +295,7 @@ fn check_record(match_id: &str, record: &MatchRecord) -> Result<()> {
 
 /// Submissions are content-addressed: the name must be the bytes' sha256.
 fn check_submission_hash(hash: &str, bytes: &[u8]) -> Result<()> {
-    let actual: String = Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let actual = crate::submission_id(bytes);
     if actual == hash {
         Ok(())
     } else {

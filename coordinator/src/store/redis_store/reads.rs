@@ -61,6 +61,11 @@ impl RedisStore {
             .collect()
     }
 
+    /// See [`Store::queue_len`](crate::store::Store::queue_len).
+    pub async fn queue_len(&self) -> Result<usize> {
+        Ok(self.conn().llen(keys::QUEUE).await?)
+    }
+
     /// See [`Store::next_expiry`](crate::store::Store::next_expiry).
     pub async fn next_expiry(&self) -> Result<Option<u64>> {
         let first: Vec<(String, f64)> = self.conn().zrange_withscores(keys::LEASES, 0, 0).await?;
@@ -214,14 +219,8 @@ impl RedisStore {
             .hget(keys::WORKER_CACHED, id)
             .query_async(&mut self.conn())
             .await?;
-        let Some(info) = info else {
-            return Ok(None);
-        };
-        let mut info: WorkerInfo = from_json(&info, format!("worker {id}"))?;
-        if let Some(cached) = cached {
-            info.cached = from_json(&cached, format!("cache of worker {id}"))?;
-        }
-        Ok(Some(info))
+        info.map(|info| worker_info(id, &info, cached.as_deref()))
+            .transpose()
     }
 
     /// See [`Store::workers`](crate::store::Store::workers).
@@ -249,11 +248,7 @@ impl RedisStore {
             .zip(infos.into_iter().zip(caches))
             .map(|(id, (info, cached))| {
                 let info = present(info, &format!("worker {id}"))?;
-                let mut info: WorkerInfo = from_json(&info, format!("worker {id}"))?;
-                if let Some(cached) = cached {
-                    info.cached = from_json(&cached, format!("cache of worker {id}"))?;
-                }
-                Ok(info)
+                worker_info(id, &info, cached.as_deref())
             })
             .collect()
     }
@@ -309,6 +304,16 @@ type Columns = (
     Vec<Option<String>>,
     Vec<Option<String>>,
 );
+
+/// A worker from its two fields: the registration in [`keys::WORKERS`] and
+/// the build cache kept apart in [`keys::WORKER_CACHED`].
+fn worker_info(id: &str, info: &str, cached: Option<&str>) -> Result<WorkerInfo> {
+    let mut info: WorkerInfo = from_json(info, format!("worker {id}"))?;
+    if let Some(cached) = cached {
+        info.cached = from_json(cached, format!("cache of worker {id}"))?;
+    }
+    Ok(info)
+}
 
 /// `Err(UnknownTournament)` unless `exists`.
 fn known(tournament: &str, exists: bool) -> Result<()> {

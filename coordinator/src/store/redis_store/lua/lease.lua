@@ -26,19 +26,26 @@
 
 local worker = ARGV[1]
 
--- Choose among the eligible matches, in queue order.
+-- Choose among the eligible matches, in queue order. The queue is read a
+-- page at a time: the window usually fills from its first page, and a
+-- long queue should not be copied whole for every lease.
 local window = tonumber(ARGV[3])
-local queued = redis.call('LRANGE', KEYS[1], 0, -1)
+local page = 256
 local head = {}
-for _, id in ipairs(queued) do
-    local needs = redis.call('HGET', KEYS[13], redis.call('HGET', KEYS[10], id) or '')
-    if not needs or needs == ARGV[4] then
-        head[#head + 1] = id
-        if #head == window then
-            break
+local start = 0
+repeat
+    local queued = redis.call('LRANGE', KEYS[1], start, start + page - 1)
+    for _, id in ipairs(queued) do
+        local needs = redis.call('HGET', KEYS[13], redis.call('HGET', KEYS[10], id) or '')
+        if not needs or needs == ARGV[4] then
+            head[#head + 1] = id
+            if #head == window then
+                break
+            end
         end
     end
-end
+    start = start + page
+until #head == window or #queued < page
 if #head == 0 then
     return false
 end
