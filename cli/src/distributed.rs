@@ -2,6 +2,7 @@
 //! `arena tournament ...`, each a thin layer over the coordinator and worker
 //! crates.
 
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -19,20 +20,35 @@ use arena_proto::v1::{
 };
 use std::sync::Arc;
 
-use arena_worker::daemon::{self, WorkerOptions};
+use arena_worker::daemon::{self, Bearer, WorkerOptions};
 use arena_worker::metrics::WorkerMetrics;
 use arena_worker::submission;
 use tokio_util::sync::CancellationToken;
-use tonic::metadata::MetadataValue;
 
 use crate::cli::{CoordinatorArgs, TournamentArgs, TournamentCommand, WorkerArgs};
 use crate::launch;
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")
+}
+
+/// Tournament state in Redis at `url`, or in memory without one.
+pub async fn open_store(redis: Option<&str>) -> anyhow::Result<Store> {
+    Ok(match redis {
+        Some(url) => Store::Redis(
+            RedisStore::connect(url)
+                .await
+                .with_context(|| format!("connecting to Redis at {url}"))?,
+        ),
+        None => Store::Memory(MemoryStore::new()),
+    })
+}
+
+fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("reading {}", path.display()))
 }
 
 /// Resolves on SIGTERM or Ctrl-C.
@@ -56,17 +72,12 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
     }
     runtime()?.block_on(async {
         let _telemetry = crate::telemetry::init("arena-coordinator");
-        let store = match &args.redis {
-            Some(url) => Store::Redis(
-                RedisStore::connect(url)
-                    .await
-                    .with_context(|| format!("connecting to Redis at {url}"))?,
-            ),
-            None => {
-                eprintln!("arena coordinator: no --redis: state lives in memory and dies with this process");
-                Store::Memory(MemoryStore::new())
-            }
-        };
+        if args.redis.is_none() {
+            eprintln!(
+                "arena coordinator: no --redis: state lives in memory and dies with this process"
+            );
+        }
+        let store = open_store(args.redis.as_deref()).await?;
         let coordinator = Coordinator::new(
             store,
             CoordinatorConfig::with_lease_ttl(Duration::from_secs(args.lease_ttl.max(1))),
@@ -91,9 +102,8 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
         };
         let tls = match (&args.tls_cert, &args.tls_key) {
             (Some(cert), Some(key)) => Some(server::TlsIdentity {
-                cert_pem: std::fs::read(cert)
-                    .with_context(|| format!("reading {}", cert.display()))?,
-                key_pem: std::fs::read(key).with_context(|| format!("reading {}", key.display()))?,
+                cert_pem: read(cert)?,
+                key_pem: read(key)?,
             }),
             _ => None,
         };
@@ -114,12 +124,7 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
         format!("{}-{}", host.trim(), std::process::id())
     });
-    let tls_ca = match &args.tls_ca {
-        Some(path) => {
-            Some(std::fs::read(path).with_context(|| format!("reading {}", path.display()))?)
-        }
-        None => None,
-    };
+    let tls_ca = args.tls_ca.as_deref().map(read).transpose()?;
     let result = runtime()?.block_on(async {
         let _telemetry = crate::telemetry::init("arena-worker");
         let stop = CancellationToken::new();
@@ -170,18 +175,14 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     result
 }
 
-/// Adds the admin token to every call.
-type AuthFn =
-    Box<dyn FnMut(tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> + Send>;
-
 type Admin =
-    AdminClient<tonic::service::interceptor::InterceptedService<tonic::transport::Channel, AuthFn>>;
+    AdminClient<tonic::service::interceptor::InterceptedService<tonic::transport::Channel, Bearer>>;
 
 async fn admin(args: &TournamentArgs) -> anyhow::Result<Admin> {
     let mut endpoint = tonic::transport::Endpoint::from_shared(args.coordinator.clone())
         .with_context(|| format!("invalid coordinator address {:?}", args.coordinator))?;
     if let Some(path) = &args.tls_ca {
-        let ca = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let ca = read(path)?;
         endpoint = endpoint
             .tls_config(
                 tonic::transport::ClientTlsConfig::new()
@@ -193,18 +194,11 @@ async fn admin(args: &TournamentArgs) -> anyhow::Result<Admin> {
         .connect()
         .await
         .with_context(|| format!("connecting to {}", args.coordinator))?;
-    let token =
-        MetadataValue::try_from(format!("Bearer {}", args.token)).context("invalid token")?;
-    let auth: AuthFn = Box::new(move |mut request: tonic::Request<()>| {
-        request
-            .metadata_mut()
-            .insert("authorization", token.clone());
-        Ok(request)
-    });
-    Ok(AdminClient::with_interceptor(channel, auth))
+    let bearer = Bearer::new(&args.token).context("invalid token")?;
+    Ok(AdminClient::with_interceptor(channel, bearer))
 }
 
-async fn upload(client: &mut Admin, name: &str, dir: &std::path::Path) -> anyhow::Result<String> {
+async fn upload(client: &mut Admin, name: &str, dir: &Path) -> anyhow::Result<String> {
     let archive = submission::pack(dir).with_context(|| format!("packing {}", dir.display()))?;
     let response = client
         .upload_submission(UploadSubmissionRequest {

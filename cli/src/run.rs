@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use anyhow::Context;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
-use arena_coordinator::store::{MemoryStore, RedisStore, Store};
 use arena_coordinator::tournament_file::TournamentFile;
 use arena_coordinator::{grpc::Tokens, server};
 use arena_worker::daemon::{self, WorkerOptions};
@@ -25,10 +24,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let file = TournamentFile::load(&args.tournament)?;
     // Launchers fork bots; build them before the async runtime starts threads.
     let launcher = launch::launcher(&args.sandbox, file.seats)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
+    let runtime = crate::distributed::runtime()?;
     let result = runtime.block_on(async {
         // Dropped before the runtime: it flushes the spans still queued.
         let _telemetry = crate::telemetry::init("arena");
@@ -44,14 +40,7 @@ async fn tournament(
     file: TournamentFile,
     launcher: &CommandLauncher,
 ) -> anyhow::Result<ExitCode> {
-    let store = match &args.redis {
-        Some(url) => Store::Redis(
-            RedisStore::connect(url)
-                .await
-                .with_context(|| format!("connecting to Redis at {url}"))?,
-        ),
-        None => Store::Memory(MemoryStore::new()),
-    };
+    let store = crate::distributed::open_store(args.redis.as_deref()).await?;
     // Local workers play in this machine's environment; a tournament that
     // needs another one could never finish here.
     let environment_id = launch::environment_id(launcher);

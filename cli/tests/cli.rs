@@ -1,12 +1,12 @@
 //! The `arena` binary as users and scripts call it: the JSON result document,
 //! replay files and the documented exit codes.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod support;
 
-fn arena() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_arena"))
-}
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use support::{Reaped, arena};
 
 /// `arena play` with a private build cache (removed with the returned dir).
 fn play(bots: [&str; 2]) -> (Command, tempfile::TempDir) {
@@ -25,6 +25,15 @@ fn bot(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../bots")
         .join(path)
+}
+
+/// `arena replay verify` on `replay`.
+fn verify(replay: &Path) -> Output {
+    arena()
+        .args(["replay", "verify"])
+        .arg(replay)
+        .output()
+        .unwrap()
 }
 
 #[test]
@@ -64,49 +73,31 @@ fn play_json_prints_the_documented_result_and_replays_verify() {
     assert_eq!(players[1]["faults"]["timeout"], 0);
     assert_eq!(players[0]["forfeit"], serde_json::Value::Null);
 
-    let verify = arena()
-        .args(["replay", "verify"])
-        .arg(&replay)
-        .output()
-        .unwrap();
-    assert_eq!(verify.status.code(), Some(0));
+    assert_eq!(verify(&replay).status.code(), Some(0));
 
     // Altering a recorded action changes the re-simulation: exit status 3.
     let mut doc: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&replay).unwrap()).unwrap();
     doc["result"]["reason"] = "turn_cap_draw".into();
     std::fs::write(&replay, serde_json::to_vec(&doc).unwrap()).unwrap();
-    let verify = arena()
-        .args(["replay", "verify"])
-        .arg(&replay)
-        .output()
-        .unwrap();
-    assert_eq!(verify.status.code(), Some(3));
+    assert_eq!(verify(&replay).status.code(), Some(3));
 
     // A forged initial state (here a board one column wider than its planes)
     // is refused as input, exit status 1, rather than crashing the simulation.
     let width = doc["initial"]["width"].as_u64().unwrap();
     doc["initial"]["width"] = (width + 1).into();
     std::fs::write(&replay, serde_json::to_vec(&doc).unwrap()).unwrap();
-    let verify = arena()
-        .args(["replay", "verify"])
-        .arg(&replay)
-        .output()
-        .unwrap();
-    assert_eq!(verify.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&verify.stderr);
+    let forged = verify(&replay);
+    assert_eq!(forged.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&forged.stderr);
     assert!(stderr.contains("plane has"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 
     // Not a replay at all: an error, exit status 1.
     std::fs::write(&replay, b"{not json").unwrap();
-    let verify = arena()
-        .args(["replay", "verify"])
-        .arg(&replay)
-        .output()
-        .unwrap();
-    assert_eq!(verify.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&verify.stderr).contains("not a valid replay"));
+    let garbage = verify(&replay);
+    assert_eq!(garbage.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&garbage.stderr).contains("not a valid replay"));
 }
 
 #[test]
@@ -296,16 +287,6 @@ fn a_killed_runner_leaves_no_bot_running_and_the_next_start_cleans_up() {
     );
 }
 
-/// Kills and reaps a child process on drop, so a failing test leaves nothing running.
-struct Reaped(std::process::Child);
-
-impl Drop for Reaped {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Reads lines from `reader` until one starts with `prefix`; returns the rest.
 fn line_starting(reader: &mut impl std::io::BufRead, prefix: &str) -> String {
     let mut line = String::new();
@@ -318,6 +299,14 @@ fn line_starting(reader: &mut impl std::io::BufRead, prefix: &str) -> String {
         if let Some(rest) = line.trim().strip_prefix(prefix) {
             return rest.to_owned();
         }
+    }
+}
+
+/// Checks that the metrics at `address` mention each of `names`.
+fn assert_scraped(address: &str, names: &[&str]) {
+    let text = scrape(address);
+    for name in names {
+        assert!(text.contains(name), "{name} missing:\n{text}");
     }
 }
 
@@ -356,15 +345,15 @@ fn coordinator_and_worker_serve_prometheus_metrics() {
     let mut out = std::io::BufReader::new(coordinator.0.stdout.take().unwrap());
     let metrics = line_starting(&mut out, "metrics on ");
     let listening = line_starting(&mut out, "listening on ");
-    let text = scrape(&metrics);
-    for name in [
-        "arena_queue_depth 0",
-        "arena_workers_connected 0",
-        "arena_leases_expired_total 0",
-        "arena_match_duration_seconds",
-    ] {
-        assert!(text.contains(name), "{name} missing:\n{text}");
-    }
+    assert_scraped(
+        &metrics,
+        &[
+            "arena_queue_depth 0",
+            "arena_workers_connected 0",
+            "arena_leases_expired_total 0",
+            "arena_match_duration_seconds",
+        ],
+    );
 
     let cache = tempfile::tempdir().unwrap();
     let mut worker = Reaped(
@@ -387,15 +376,15 @@ fn coordinator_and_worker_serve_prometheus_metrics() {
     );
     let mut err = std::io::BufReader::new(worker.0.stderr.take().unwrap());
     let worker_metrics = line_starting(&mut err, "arena worker: metrics on ");
-    let text = scrape(&worker_metrics);
-    for name in [
-        "arena_move_latency_seconds",
-        "arena_match_duration_seconds",
-        "arena_build_duration_seconds",
-        "arena_sandbox_spawn_seconds",
-    ] {
-        assert!(text.contains(name), "{name} missing:\n{text}");
-    }
+    assert_scraped(
+        &worker_metrics,
+        &[
+            "arena_move_latency_seconds",
+            "arena_match_duration_seconds",
+            "arena_build_duration_seconds",
+            "arena_sandbox_spawn_seconds",
+        ],
+    );
     // The worker registers: the coordinator counts it.
     wait_for("the worker to register", || {
         scrape(&metrics).contains("arena_workers_connected 1")

@@ -4,6 +4,8 @@
 //! build_and_play (build, play), report) → report chain arrives with its
 //! attributes.
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -18,6 +20,8 @@ use opentelemetry_proto::tonic::collector::trace::v1::{
 use opentelemetry_proto::tonic::common::v1::any_value::Value;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue};
 use tokio::sync::mpsc;
+
+use support::{Reaped, arena};
 
 /// One span as the receiver got it.
 #[derive(Clone, Debug)]
@@ -193,7 +197,7 @@ async fn arena_run_exports_lease_match_and_report_spans_over_otlp() {
     let dir = tempfile::tempdir().unwrap();
     let file = tournament(dir.path(), GAMES_PER_PAIRING);
 
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_arena"));
+    let mut command = arena();
     command
         .arg("run")
         .arg(&file)
@@ -303,16 +307,6 @@ async fn arena_run_exports_lease_match_and_report_spans_over_otlp() {
     assert_eq!(advance.attr("tournament"), tournament);
 }
 
-/// Kills and reaps a child process on drop, so a failing test leaves nothing running.
-struct Reaped(std::process::Child);
-
-impl Drop for Reaped {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Asks a child to stop as a service manager would (SIGTERM) and returns
 /// its exit status, waited for on a blocking thread.
 async fn terminate(mut child: Reaped) -> std::process::ExitStatus {
@@ -351,8 +345,6 @@ async fn coordinator_and_worker_export_under_their_service_names() {
             .env_remove("OTEL_SDK_DISABLED")
             .env_remove("RUST_LOG");
     };
-    let arena = || std::process::Command::new(env!("CARGO_BIN_EXE_arena"));
-
     let mut command = arena();
     command
         .args(["coordinator", "--listen", "127.0.0.1:0"])

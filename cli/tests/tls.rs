@@ -1,22 +1,12 @@
 //! The coordinator over TLS: clients that trust its certificate get through,
 //! clients that do not, or that speak plain HTTP/2 to it, are refused.
 
+mod support;
+
 use std::io::BufRead;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-fn arena() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_arena"))
-}
-
-/// Kills and reaps a child process on drop.
-struct Reaped(std::process::Child);
-
-impl Drop for Reaped {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use support::{Reaped, arena};
 
 #[test]
 fn tls_is_configurable_and_checked() {

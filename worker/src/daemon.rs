@@ -84,9 +84,17 @@ pub struct WorkerSummary {
     pub failed: u64,
 }
 
-/// Adds the bearer token to every call.
+/// Adds `authorization: Bearer <token>` to every call (the worker's client
+/// here, the CLI's admin client).
 #[derive(Clone)]
-struct Bearer(MetadataValue<tonic::metadata::Ascii>);
+pub struct Bearer(MetadataValue<tonic::metadata::Ascii>);
+
+impl Bearer {
+    /// Fails when the token cannot be sent as a header value.
+    pub fn new(token: &str) -> Result<Self, tonic::metadata::errors::InvalidMetadataValue> {
+        MetadataValue::try_from(format!("Bearer {token}")).map(Self)
+    }
+}
 
 impl Interceptor for Bearer {
     fn call(
@@ -120,12 +128,11 @@ async fn connect(
                 source,
             })?;
     }
-    let token = MetadataValue::try_from(format!("Bearer {}", options.token))
-        .map_err(|_| DaemonError::Token)?;
+    let bearer = Bearer::new(&options.token).map_err(|_| DaemonError::Token)?;
     let mut pause = Duration::from_millis(50);
     loop {
         match endpoint.connect().await {
-            Ok(channel) => return Ok(WorkerClient::with_interceptor(channel, Bearer(token))),
+            Ok(channel) => return Ok(WorkerClient::with_interceptor(channel, bearer)),
             Err(source) => {
                 if shutdown.is_cancelled() {
                     return Err(DaemonError::Connect {
@@ -281,10 +288,9 @@ async fn heartbeat_loop(
             _ = tokio::time::sleep(interval) => {}
             _ = stop.cancelled() => return,
         }
-        let lease_ids: Vec<String> = lock(&in_flight).iter().cloned().collect();
         let request = HeartbeatRequest {
             worker_id: worker_id.clone(),
-            lease_ids,
+            lease_ids: snapshot(&in_flight),
             cached_builds: snapshot(&cached),
         };
         match client.heartbeat(request).await {
@@ -313,45 +319,43 @@ struct Job {
 
 impl Job {
     async fn play(mut self, leased: LeasedMatch) {
-        let outcome = self.play_inner(&leased).await;
-        let failure = match outcome {
-            Ok(report_and_replay) => {
-                self.report(&leased, report_and_replay).await;
-                None
-            }
-            Err(reason) => Some(reason),
-        };
-        if let Some(reason) = failure {
-            eprintln!("arena worker: match {} failed: {reason}", leased.match_id);
-            lock(&self.summary).failed += 1;
-            let span = tracing::info_span!(
-                "report",
-                match_id = %leased.match_id,
-                failure = %reason,
-                outcome = tracing::field::Empty,
-            );
-            let request = ReportFailureRequest {
-                worker_id: self.options.worker_id.clone(),
-                lease_id: leased.lease_id.clone(),
-                match_id: leased.match_id.clone(),
-                reason,
-            };
-            let sent = self
-                .client
-                .report_failure(request)
-                .instrument(span.clone())
-                .await;
-            match sent {
-                Ok(_) => {
-                    span.record("outcome", "requeued");
-                }
-                Err(status) => {
-                    span.record("outcome", "error");
-                    eprintln!("arena worker: cannot report the failure: {status}");
-                }
-            }
+        match self.play_inner(&leased).await {
+            Ok(report_and_replay) => self.report(&leased, report_and_replay).await,
+            Err(reason) => self.report_failure(&leased, reason).await,
         }
         lock(&self.in_flight).remove(&leased.lease_id);
+    }
+
+    /// Hands a match the worker could not play back to the coordinator.
+    async fn report_failure(&mut self, leased: &LeasedMatch, reason: String) {
+        eprintln!("arena worker: match {} failed: {reason}", leased.match_id);
+        lock(&self.summary).failed += 1;
+        let span = tracing::info_span!(
+            "report",
+            match_id = %leased.match_id,
+            failure = %reason,
+            outcome = tracing::field::Empty,
+        );
+        let request = ReportFailureRequest {
+            worker_id: self.options.worker_id.clone(),
+            lease_id: leased.lease_id.clone(),
+            match_id: leased.match_id.clone(),
+            reason,
+        };
+        let sent = self
+            .client
+            .report_failure(request)
+            .instrument(span.clone())
+            .await;
+        match sent {
+            Ok(_) => {
+                span.record("outcome", "requeued");
+            }
+            Err(status) => {
+                span.record("outcome", "error");
+                eprintln!("arena worker: cannot report the failure: {status}");
+            }
+        }
     }
 
     /// Fetches, builds and plays; `Err` is an infrastructure failure.
@@ -359,6 +363,10 @@ impl Job {
         &mut self,
         leased: &LeasedMatch,
     ) -> Result<(MatchReport, Vec<u8>, f64), String> {
+        // Before fetching anything: a game this worker cannot play needs no bots.
+        if leased.game != "generals" {
+            return Err(format!("this worker cannot play game {:?}", leased.game));
+        }
         let mut bots = Vec::with_capacity(leased.seats.len());
         for seat in &leased.seats {
             let span = tracing::info_span!(
@@ -375,9 +383,6 @@ impl Job {
                 name: seat.name.clone(),
                 dir,
             });
-        }
-        if leased.game != "generals" {
-            return Err(format!("this worker cannot play game {:?}", leased.game));
         }
         let game = Generals::from_seed(leased.seed, Params::default());
         let config = RunnerConfig {
@@ -511,8 +516,7 @@ impl Job {
             lease_id = %leased.lease_id,
             outcome = tracing::field::Empty,
         );
-        let mut summary_update = (1, 0, 0);
-        match self
+        let accepted = match self
             .client
             .report_result(request)
             .instrument(span.clone())
@@ -529,10 +533,7 @@ impl Job {
                         ReportOutcome::Unspecified => "unspecified",
                     },
                 );
-                match outcome {
-                    ReportOutcome::Accepted => summary_update.1 = 1,
-                    _ => summary_update.2 = 1,
-                }
+                outcome == ReportOutcome::Accepted
             }
             Err(status) => {
                 span.record("outcome", "error");
@@ -540,13 +541,16 @@ impl Job {
                     "arena worker: cannot report match {}: {status}",
                     leased.match_id
                 );
-                summary_update.2 = 1;
+                false
             }
-        }
+        };
         let mut summary = lock(&self.summary);
-        summary.played += summary_update.0;
-        summary.accepted += summary_update.1;
-        summary.dropped += summary_update.2;
+        summary.played += 1;
+        if accepted {
+            summary.accepted += 1;
+        } else {
+            summary.dropped += 1;
+        }
     }
 }
 

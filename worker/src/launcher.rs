@@ -61,6 +61,20 @@ pub struct BotExit {
     pub oom_killed: bool,
 }
 
+impl BotExit {
+    /// Why a `build.sh` that ended this way failed, for the participant;
+    /// `None` when it succeeded.
+    pub fn build_failure(&self) -> Option<String> {
+        match (self.code, self.signal) {
+            _ if self.oom_killed => Some("build.sh ran out of memory".to_owned()),
+            (Some(0), _) => None,
+            (Some(code), _) => Some(format!("build.sh exited with status {code}")),
+            (None, Some(signal)) => Some(format!("build.sh was killed by signal {signal}")),
+            (None, None) => Some("build.sh ended abnormally".to_owned()),
+        }
+    }
+}
+
 /// A running bot: the handle the runner waits on and kills.
 pub trait BotHandle: Send {
     /// The exit, if the process has ended; never blocks.
@@ -71,7 +85,8 @@ pub trait BotHandle: Send {
     fn wait(&mut self) -> std::io::Result<BotExit>;
 }
 
-/// A launched bot: its pipes (runner ends) and its handle.
+/// A launched bot: its pipes (runner ends; the referee makes them
+/// non-blocking) and its handle.
 pub struct LaunchedBot {
     pub stdin: OwnedFd,
     pub stdout: OwnedFd,

@@ -21,63 +21,54 @@ pub struct WorkerMetrics {
 impl WorkerMetrics {
     pub fn new() -> Result<WorkerMetrics, prometheus::Error> {
         let registry = Registry::new();
-        let faults = IntCounterVec::new(
-            Opts::new(
+        Ok(WorkerMetrics {
+            faults: counter(
+                &registry,
                 "arena_bot_faults_total",
                 "Bot replies replaced by a pass, by kind",
-            ),
-            &["kind"],
-        )?;
-        // Move latency spans microseconds (instant bots) to the 150 ms deadline.
-        let move_latency = Histogram::with_opts(
-            HistogramOpts::new(
+                "kind",
+            )?,
+            // Move latency spans microseconds (instant bots) to the 150 ms deadline.
+            move_latency: histogram(
+                &registry,
                 "arena_move_latency_seconds",
                 "Time from frame written to reply line complete",
-            )
-            .buckets(vec![
-                20e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3,
-                100e-3, 150e-3,
-            ]),
-        )?;
-        let matches = IntCounterVec::new(
-            Opts::new("arena_matches_total", "Matches played, by outcome"),
-            &["outcome"],
-        )?;
-        let match_duration = Histogram::with_opts(
-            HistogramOpts::new("arena_match_duration_seconds", "Wall time of one match")
-                .buckets(prometheus::exponential_buckets(0.05, 2.0, 14)?),
-        )?;
-        let builds = IntCounterVec::new(
-            Opts::new("arena_builds_total", "Submission builds, by outcome"),
-            &["outcome"],
-        )?;
-        let build_duration = Histogram::with_opts(
-            HistogramOpts::new("arena_build_duration_seconds", "Wall time of one build.sh")
-                .buckets(prometheus::exponential_buckets(0.1, 2.0, 14)?),
-        )?;
-        let spawn = Histogram::with_opts(
-            HistogramOpts::new(
+                vec![
+                    20e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3,
+                    100e-3, 150e-3,
+                ],
+            )?,
+            matches: counter(
+                &registry,
+                "arena_matches_total",
+                "Matches played, by outcome",
+                "outcome",
+            )?,
+            match_duration: histogram(
+                &registry,
+                "arena_match_duration_seconds",
+                "Wall time of one match",
+                prometheus::exponential_buckets(0.05, 2.0, 14)?,
+            )?,
+            builds: counter(
+                &registry,
+                "arena_builds_total",
+                "Submission builds, by outcome",
+                "outcome",
+            )?,
+            build_duration: histogram(
+                &registry,
+                "arena_build_duration_seconds",
+                "Wall time of one build.sh",
+                prometheus::exponential_buckets(0.1, 2.0, 14)?,
+            )?,
+            spawn: histogram(
+                &registry,
                 "arena_sandbox_spawn_seconds",
                 "Time to start one bot process (confined or not)",
-            )
-            .buckets(prometheus::exponential_buckets(0.0005, 2.0, 12)?),
-        )?;
-        registry.register(Box::new(faults.clone()))?;
-        registry.register(Box::new(move_latency.clone()))?;
-        registry.register(Box::new(matches.clone()))?;
-        registry.register(Box::new(match_duration.clone()))?;
-        registry.register(Box::new(builds.clone()))?;
-        registry.register(Box::new(build_duration.clone()))?;
-        registry.register(Box::new(spawn.clone()))?;
-        Ok(WorkerMetrics {
+                prometheus::exponential_buckets(0.0005, 2.0, 12)?,
+            )?,
             registry,
-            faults,
-            move_latency,
-            matches,
-            match_duration,
-            builds,
-            build_duration,
-            spawn,
         })
     }
 
@@ -126,6 +117,30 @@ impl WorkerMetrics {
             .encode_to_string(&self.registry.gather())
             .unwrap_or_default()
     }
+}
+
+/// A counter with one label, registered in `registry`.
+fn counter(
+    registry: &Registry,
+    name: &str,
+    help: &str,
+    label: &str,
+) -> Result<IntCounterVec, prometheus::Error> {
+    let counter = IntCounterVec::new(Opts::new(name, help), &[label])?;
+    registry.register(Box::new(counter.clone()))?;
+    Ok(counter)
+}
+
+/// A histogram, registered in `registry`.
+fn histogram(
+    registry: &Registry,
+    name: &str,
+    help: &str,
+    buckets: Vec<f64>,
+) -> Result<Histogram, prometheus::Error> {
+    let histogram = Histogram::with_opts(HistogramOpts::new(name, help).buckets(buckets))?;
+    registry.register(Box::new(histogram.clone()))?;
+    Ok(histogram)
 }
 
 #[cfg(test)]

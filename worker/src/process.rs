@@ -2,7 +2,7 @@
 //! runner, each in its own process group. No confinement — for development
 //! and for hosts without the sandbox.
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
@@ -31,10 +31,10 @@ impl Default for ProcessLauncher {
     }
 }
 
-/// A command for a bot script: executed directly when it is executable (so its
-/// shebang is honoured), through `/bin/sh` otherwise (zip archives often drop
-/// the mode bits).
-fn script_command(dir: &Path, script: &str) -> Result<Command, LaunchError> {
+/// Starts a bot script with its stdout and stderr piped: executed directly
+/// when it is executable (so its shebang is honoured), through `/bin/sh`
+/// otherwise (zip archives often drop the mode bits).
+fn spawn_script(dir: &Path, script: &str, stdin: Stdio) -> Result<Child, LaunchError> {
     let path = dir.join(script);
     let meta = std::fs::metadata(&path).map_err(|e| LaunchError::io("stat", &path, e))?;
     let mut command = if meta.permissions().mode() & 0o111 != 0 {
@@ -57,43 +57,28 @@ fn script_command(dir: &Path, script: &str) -> Result<Command, LaunchError> {
             Ok(())
         });
     }
-    Ok(command)
+    command
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|source| LaunchError::Spawn { path, source })
 }
 
 impl Launcher for ProcessLauncher {
     fn launch(&self, bot: &BotSpec, _seat: usize) -> Result<LaunchedBot, LaunchError> {
         bot.validate()?;
-        let mut command = script_command(&bot.dir, RUN_SCRIPT)?;
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let path = bot.dir.join(RUN_SCRIPT);
-        let mut child = command
-            .spawn()
-            .map_err(|source| LaunchError::Spawn { path, source })?;
+        let mut child = spawn_script(&bot.dir, RUN_SCRIPT, Stdio::piped())?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             unreachable!("all three streams were requested as pipes");
         };
-        let mut handle = ProcessHandle::new(child);
-        let pipes = (
-            OwnedFd::from(stdin),
-            OwnedFd::from(stdout),
-            OwnedFd::from(stderr),
-        );
-        for fd in [&pipes.0, &pipes.1, &pipes.2] {
-            if let Err(e) = fd::set_nonblocking(fd.as_raw_fd()) {
-                let _killed = handle.kill();
-                return Err(LaunchError::io("make a pipe non-blocking", &bot.dir, e));
-            }
-        }
         Ok(LaunchedBot {
-            stdin: pipes.0,
-            stdout: pipes.1,
-            stderr: pipes.2,
-            handle: Box::new(handle),
+            stdin: stdin.into(),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            handle: Box::new(ProcessHandle::new(child)),
         })
     }
 
@@ -110,15 +95,7 @@ impl Launcher for ProcessLauncher {
                 cached: false,
             });
         }
-        let mut command = script_command(&bot.dir, BUILD_SCRIPT)?;
-        command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let path = bot.dir.join(BUILD_SCRIPT);
-        let mut child = command
-            .spawn()
-            .map_err(|source| LaunchError::Spawn { path, source })?;
+        let mut child = spawn_script(&bot.dir, BUILD_SCRIPT, Stdio::null())?;
         let outputs: Vec<OwnedFd> = [
             child.stdout.take().map(OwnedFd::from),
             child.stderr.take().map(OwnedFd::from),
@@ -144,7 +121,7 @@ impl Launcher for ProcessLauncher {
                 "build.sh ran over its wall limit of {:.0?}",
                 wall_limit
             )),
-            Some(exit) => describe_build_failure(exit),
+            Some(exit) => exit.build_failure(),
         };
         Ok(BuildReport {
             succeeded: failure.is_none(),
@@ -154,15 +131,6 @@ impl Launcher for ProcessLauncher {
             artifact: None,
             cached: false,
         })
-    }
-}
-
-fn describe_build_failure(exit: BotExit) -> Option<String> {
-    match (exit.code, exit.signal) {
-        (Some(0), _) => None,
-        (Some(code), _) => Some(format!("build.sh exited with status {code}")),
-        (None, Some(signal)) => Some(format!("build.sh was killed by signal {signal}")),
-        (None, None) => Some("build.sh ended abnormally".to_owned()),
     }
 }
 

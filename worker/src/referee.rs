@@ -169,10 +169,13 @@ pub fn play_match<G: Game>(
         let mut unstartable = Vec::new();
         for (seat, bot) in runnable.iter().enumerate() {
             let spawn_started = Instant::now();
-            match launcher.launch(bot, seat) {
-                Ok(launched) => {
+            match launcher
+                .launch(bot, seat)
+                .and_then(|l| Process::new(l, bot))
+            {
+                Ok(process) => {
                     spawn_times.push(spawn_started.elapsed());
-                    referee.seats[seat].process = Some(Process::from(launched));
+                    referee.seats[seat].process = Some(process);
                 }
                 Err(LaunchError::BotCannotStart { .. }) => {
                     referee.seats[seat].forfeit_at(Forfeit::Exit, 0);
@@ -232,14 +235,20 @@ struct Process {
     handle: Box<dyn BotHandle>,
 }
 
-impl From<LaunchedBot> for Process {
-    fn from(bot: LaunchedBot) -> Self {
-        Self {
-            stdin: Some(bot.stdin),
-            stdout: bot.stdout,
-            stderr: bot.stderr,
-            handle: bot.handle,
+impl Process {
+    /// Takes over a launched bot. Its pipes are made non-blocking here, where
+    /// that is relied on, rather than by every launcher.
+    fn new(launched: LaunchedBot, bot: &BotSpec) -> Result<Self, LaunchError> {
+        for pipe in [&launched.stdin, &launched.stdout, &launched.stderr] {
+            fd::set_nonblocking(pipe.as_raw_fd())
+                .map_err(|e| LaunchError::io("make a pipe non-blocking", &bot.dir, e))?;
         }
+        Ok(Self {
+            stdin: Some(launched.stdin),
+            stdout: launched.stdout,
+            stderr: launched.stderr,
+            handle: launched.handle,
+        })
     }
 }
 

@@ -43,6 +43,17 @@ pub struct ReplayResult {
     pub turns: u32,
 }
 
+impl ReplayResult {
+    fn new<G: Game>(outcome: &Outcome, final_state: &G) -> Self {
+        Self {
+            winner: outcome.winner(),
+            ranks: outcome.ranks.clone(),
+            reason: outcome.reason.clone(),
+            turns: final_state.turn(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(bound = "G: Game")]
 pub struct Replay<G: Game> {
@@ -117,12 +128,7 @@ impl<G: Game> Replay<G> {
             initial,
             turns,
             forfeits,
-            result: ReplayResult {
-                winner: outcome.winner(),
-                ranks: outcome.ranks.clone(),
-                reason: outcome.reason.clone(),
-                turns: final_state.turn(),
-            },
+            result: ReplayResult::new(outcome, final_state),
             final_state_digest: digest(final_state),
         }
     }
@@ -159,12 +165,7 @@ impl<G: Game> Replay<G> {
             outcome = Some(o);
         }
         let outcome = outcome.ok_or(VerifyError::NeverEnded)?;
-        let simulated = ReplayResult {
-            winner: outcome.winner(),
-            ranks: outcome.ranks.clone(),
-            reason: outcome.reason.clone(),
-            turns: game.turn(),
-        };
+        let simulated = ReplayResult::new(&outcome, &game);
         if simulated != self.result {
             return Err(VerifyError::Result {
                 recorded: format!("{:?}", self.result),

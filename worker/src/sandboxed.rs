@@ -9,7 +9,7 @@
 //! deterministic), a timed-out one is not.
 
 use std::fs;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use arena_sandbox::cpus::{CoreAllocator, CoreLease};
 use arena_sandbox::ids::{UidLease, UidPool};
 use arena_sandbox::spawn::APP_MOUNT;
-use arena_sandbox::{Sandbox, SandboxCommand, SandboxedChild};
+use arena_sandbox::{Sandbox, SandboxCommand, SandboxedChild, Verdict};
 
 use crate::capped_log::CappedLog;
 use crate::fd;
@@ -145,15 +145,12 @@ impl SandboxLauncher {
             fd::drain_until_exit(&outputs, log, deadline, || Ok(child.try_wait()?.is_some()))
                 .map_err(|e| LaunchError::io("collect build output", tree, e))?;
         let verdict = child.finish().map_err(|e| sandbox_error(tree, e))?;
-        Ok(finished.then(
-            || match (verdict.code, verdict.signal, verdict.oom_killed) {
-                (_, _, true) => Err("build.sh ran out of memory".to_owned()),
-                (Some(0), _, _) => Ok(()),
-                (Some(code), _, _) => Err(format!("build.sh exited with status {code}")),
-                (None, Some(signal), _) => Err(format!("build.sh was killed by signal {signal}")),
-                (None, None, _) => Err("build.sh ended abnormally".to_owned()),
-            },
-        ))
+        Ok(
+            finished.then(|| match BotExit::from(verdict).build_failure() {
+                Some(reason) => Err(reason),
+                None => Ok(()),
+            }),
+        )
     }
 }
 
@@ -213,10 +210,6 @@ impl Launcher for SandboxLauncher {
                 std::io::Error::other("pipes missing"),
             ));
         };
-        for fd in [&stdin, &stdout, &stderr] {
-            fd::set_nonblocking(fd.as_raw_fd())
-                .map_err(|e| LaunchError::io("make a pipe non-blocking", &bot.dir, e))?;
-        }
         Ok(LaunchedBot {
             stdin,
             stdout,
@@ -328,11 +321,7 @@ struct SandboxedHandle {
 
 impl BotHandle for SandboxedHandle {
     fn try_wait(&mut self) -> std::io::Result<Option<BotExit>> {
-        Ok(self.child.try_wait()?.map(|v| BotExit {
-            code: v.code,
-            signal: v.signal,
-            oom_killed: v.oom_killed,
-        }))
+        Ok(self.child.try_wait()?.map(BotExit::from))
     }
 
     fn kill(&mut self) -> std::io::Result<()> {
@@ -340,11 +329,16 @@ impl BotHandle for SandboxedHandle {
     }
 
     fn wait(&mut self) -> std::io::Result<BotExit> {
-        let v = self.child.wait()?;
-        Ok(BotExit {
+        self.child.wait().map(BotExit::from)
+    }
+}
+
+impl From<Verdict> for BotExit {
+    fn from(v: Verdict) -> Self {
+        BotExit {
             code: v.code,
             signal: v.signal,
             oom_killed: v.oom_killed,
-        })
+        }
     }
 }

@@ -19,6 +19,25 @@ fn test_bot(name: &str) -> BotSpec {
     )
 }
 
+/// A bot called `name` under `dir`, made of `files` (name, content).
+fn scripted_bot(dir: &Path, name: &str, files: &[(&str, &str)]) -> BotSpec {
+    let bot = dir.join(name);
+    std::fs::create_dir(&bot).unwrap();
+    for (file, content) in files {
+        std::fs::write(bot.join(file), content).unwrap();
+    }
+    BotSpec::from_dir(bot)
+}
+
+/// The pid a bot's script wrote into `file` of its directory.
+fn pid_in(bot: &Path, file: &str) -> i32 {
+    std::fs::read_to_string(bot.join(file))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
 fn game(seed: u64, max_turns: u32) -> Generals {
     Generals::from_seed(
         seed,
@@ -259,20 +278,18 @@ fn stderr_is_kept_capped_and_the_game_goes_on() {
 #[test]
 fn a_failed_build_forfeits_without_playing() {
     let dir = tempfile::tempdir().unwrap();
-    let bot = dir.path().join("broken");
-    std::fs::create_dir(&bot).unwrap();
-    std::fs::write(bot.join("run.sh"), "#!/bin/sh\nexec cat\n").unwrap();
-    std::fs::write(
-        bot.join("build.sh"),
-        "#!/bin/sh\necho compiling\necho 'error: no' >&2\nexit 3\n",
-    )
-    .unwrap();
-    let out = play(
-        BotSpec::from_dir(&bot),
-        test_bot("random"),
-        game(20, 1200),
-        &config(),
+    let bot = scripted_bot(
+        dir.path(),
+        "broken",
+        &[
+            ("run.sh", "#!/bin/sh\nexec cat\n"),
+            (
+                "build.sh",
+                "#!/bin/sh\necho compiling\necho 'error: no' >&2\nexit 3\n",
+            ),
+        ],
     );
+    let out = play(bot, test_bot("random"), game(20, 1200), &config());
     let r = &out.report;
     assert_eq!(r.players[0].forfeit, Some(Forfeit::BuildFailed));
     assert_eq!(r.winner, Some(1));
@@ -288,62 +305,41 @@ fn a_failed_build_forfeits_without_playing() {
 #[test]
 fn a_build_over_its_wall_limit_is_killed_and_fails() {
     let dir = tempfile::tempdir().unwrap();
-    let bot = dir.path().join("slow-build");
-    std::fs::create_dir(&bot).unwrap();
-    std::fs::write(bot.join("run.sh"), "exec cat\n").unwrap();
-    std::fs::write(
-        bot.join("build.sh"),
-        "echo $$ > build.pid\nexec sleep 300\n",
-    )
-    .unwrap();
+    let bot = scripted_bot(
+        dir.path(),
+        "slow-build",
+        &[
+            ("run.sh", "exec cat\n"),
+            ("build.sh", "echo $$ > build.pid\nexec sleep 300\n"),
+        ],
+    );
     let cfg = RunnerConfig {
         build_limit: Duration::from_millis(300),
         ..config()
     };
-    let out = play(
-        BotSpec::from_dir(&bot),
-        test_bot("random"),
-        game(21, 1200),
-        &cfg,
-    );
+    let out = play(bot.clone(), test_bot("random"), game(21, 1200), &cfg);
     assert_eq!(out.report.players[0].forfeit, Some(Forfeit::BuildFailed));
-    let pid: i32 = std::fs::read_to_string(bot.join("build.pid"))
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let pid = pid_in(&bot.dir, "build.pid");
     assert!(gone(pid), "the build process {pid} outlived its limit");
 }
 
 #[test]
 fn every_process_a_bot_started_is_gone_after_the_match() {
     let dir = tempfile::tempdir().unwrap();
-    let bot = dir.path().join("forker");
-    std::fs::create_dir(&bot).unwrap();
     let random = test_bot("random").dir.join("bot.py");
-    std::fs::write(
-        bot.join("run.sh"),
-        format!(
-            "#!/bin/sh\nsleep 300 &\necho $! > child.pid\nexec python3 -u '{}'\n",
-            random.display()
-        ),
-    )
-    .unwrap();
-    let mut perms = std::fs::metadata(bot.join("run.sh")).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-    std::fs::set_permissions(bot.join("run.sh"), perms).unwrap();
-    let out = play(
-        BotSpec::from_dir(&bot),
-        test_bot("random"),
-        game(22, 20),
-        &config(),
+    let run = format!(
+        "#!/bin/sh\nsleep 300 &\necho $! > child.pid\nexec python3 -u '{}'\n",
+        random.display()
     );
-    assert_eq!(out.report.turns, 20);
-    let pid: i32 = std::fs::read_to_string(bot.join("child.pid"))
+    let bot = scripted_bot(dir.path(), "forker", &[("run.sh", &run)]);
+    let mut perms = std::fs::metadata(bot.dir.join("run.sh"))
         .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+        .permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(bot.dir.join("run.sh"), perms).unwrap();
+    let out = play(bot.clone(), test_bot("random"), game(22, 20), &config());
+    assert_eq!(out.report.turns, 20);
+    let pid = pid_in(&bot.dir, "child.pid");
     assert!(
         gone(pid),
         "the bot's background child {pid} survived the match"

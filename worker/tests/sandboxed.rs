@@ -45,6 +45,16 @@ fn launcher(cache: &Path) -> SandboxLauncher {
     SandboxLauncher::new(sandbox, cores, cache.to_owned())
 }
 
+/// A bot whose `run.sh` is `cat` and whose `build.sh` is `build` (kept
+/// alive by the returned directory).
+fn bot_building_with(build: &str) -> (tempfile::TempDir, BotSpec) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("run.sh"), "exec cat\n").unwrap();
+    std::fs::write(dir.path().join("build.sh"), build).unwrap();
+    let bot = BotSpec::from_dir(dir.path());
+    (dir, bot)
+}
+
 fn config() -> RunnerConfig {
     RunnerConfig {
         per_move: Duration::from_millis(500),
@@ -139,10 +149,7 @@ fn a_failing_sandboxed_build_forfeits_and_is_cached_as_failed() {
     let cache = tempfile::tempdir().unwrap();
     let launcher = launcher(cache.path());
     let _tidy = Tidy(&launcher);
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("run.sh"), "exec cat\n").unwrap();
-    std::fs::write(dir.path().join("build.sh"), "echo nope >&2; exit 4\n").unwrap();
-    let broken = BotSpec::from_dir(dir.path());
+    let (_dir, broken) = bot_building_with("echo nope >&2; exit 4\n");
     let out = play_match(
         game(1200),
         3,
@@ -164,10 +171,7 @@ fn a_build_over_its_limit_fails_and_is_not_cached() {
     let cache = tempfile::tempdir().unwrap();
     let launcher = launcher(cache.path());
     let _tidy = Tidy(&launcher);
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("run.sh"), "exec cat\n").unwrap();
-    std::fs::write(dir.path().join("build.sh"), "sleep 30\n").unwrap();
-    let slow = BotSpec::from_dir(dir.path());
+    let (_dir, slow) = bot_building_with("sleep 30\n");
     let report = launcher.build(&slow, Duration::from_millis(500)).unwrap();
     assert!(!report.succeeded);
     assert!(report.failure.unwrap().contains("wall limit"));
