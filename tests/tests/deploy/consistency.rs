@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crate::support::arena::arena;
-use crate::tools::{deploy, kustomize, output, read};
+use crate::support::process::output;
+use crate::tools::{deploy, kustomize, read};
 use crate::yaml::{docs, lists};
 
 /// Variables the compose file interpolates itself (never passed to `arena`).

@@ -9,12 +9,11 @@ use std::time::{Duration, Instant};
 
 use crate::consistency::{dashboard_exprs, metric_names, rule_exprs};
 use crate::http::{encode, get};
-use crate::support::arena::{self, ADMIN_TOKEN, WORKER_TOKEN, workspace};
+use crate::support::arena::{self, ADMIN_TOKEN, STARTUP, WORKER_TOKEN, workspace};
 use crate::support::process::Proc;
+use crate::support::tournament::TOURNAMENT;
 use crate::tools::{deploy, prometheus, read};
 
-const STARTUP: Duration = Duration::from_secs(30);
-const TOURNAMENT: Duration = Duration::from_secs(240);
 const SCRAPED: Duration = Duration::from_secs(60);
 
 /// Polls `probe` until it returns `Some`; panics naming `what` at the deadline.
@@ -239,9 +238,7 @@ fn prometheus_scrapes_a_live_tournament() {
     }
     let file = dir.path().join("tournament.toml");
     std::fs::write(&file, toml).unwrap();
-    let id = arena::tournament(&url, &["create", file.to_str().unwrap()])
-        .trim()
-        .to_owned();
+    let id = arena::create_tournament(&url, file.to_str().unwrap());
     assert!(id.starts_with("t-"), "create printed {id:?}");
     let status = poll("the tournament to finish", TOURNAMENT, || {
         let line = arena::tournament(&url, &["status", &id]);

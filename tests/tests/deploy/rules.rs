@@ -3,7 +3,8 @@
 
 use std::process::Command;
 
-use crate::tools::{deploy, output, promtool, read};
+use crate::support::process::output;
+use crate::tools::{deploy, promtool, read};
 
 /// The `spec:` of the PrometheusRule source, de-indented: a rule file.
 pub fn prometheus_rule_spec() -> String {

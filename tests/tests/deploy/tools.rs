@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::support::arena::workspace;
+use crate::support::process::output;
 
 fn find(program: &str, override_var: &str, package: &str) -> PathBuf {
     if let Some(path) = std::env::var_os(override_var) {
@@ -41,21 +42,6 @@ pub fn deploy(relative: &str) -> PathBuf {
 
 pub fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
-}
-
-/// Runs `command` and returns its stdout; panics with its stderr on failure.
-pub fn output(mut command: Command) -> String {
-    let out = command
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{command:?} failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 output")
 }
 
 /// `kubectl kustomize deploy/<relative>`.

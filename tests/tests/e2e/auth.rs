@@ -4,8 +4,7 @@
 use arena_proto::v1::admin_client::AdminClient;
 use arena_proto::v1::worker_client::WorkerClient;
 use arena_proto::v1::{
-    FetchSubmissionRequest, LeaseRequest, MatchesRequest, RegisterRequest, StatusRequest,
-    UploadSubmissionRequest,
+    FetchSubmissionRequest, LeaseRequest, MatchesRequest, StatusRequest, UploadSubmissionRequest,
 };
 use tonic::Code;
 
@@ -73,12 +72,7 @@ async fn worker_calls(worker: &mut WorkerRpc) -> Vec<(&'static str, Result<(), t
         (
             "Register",
             worker
-                .register(RegisterRequest {
-                    worker_id: "auth-probe".to_owned(),
-                    cores: 1,
-                    memory_mb: 512,
-                    ..Default::default()
-                })
+                .register(arena::register_request("auth-probe"))
                 .await
                 .map(drop),
         ),
@@ -174,12 +168,7 @@ async fn requests_without_a_valid_token_are_refused() {
     ] {
         let mut worker = worker_with(Bearer::new(Some(token)));
         worker
-            .register(RegisterRequest {
-                worker_id: "auth-probe".to_owned(),
-                cores: 1,
-                memory_mb: 512,
-                ..Default::default()
-            })
+            .register(arena::register_request("auth-probe"))
             .await
             .unwrap_or_else(|e| panic!("Register with {who}: {e:?}"));
         let leased = worker

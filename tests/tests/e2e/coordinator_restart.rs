@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::support::arena::{self, Coordinator, Worker};
-use crate::support::bots::{Bot, Gate, round_robin_matches, write_bots, write_tournament};
+use crate::support::bots::{Fixture, round_robin_matches};
 use crate::support::redis::RedisServer;
 use crate::support::tournament::{assert_all_done_once, matches, status, wait_finished};
 use crate::support::wait::poll_until;
@@ -18,20 +18,9 @@ const LEASE_TTL_S: u64 = 3;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn coordinator_restart_resumes_and_standings_match_an_uninterrupted_run() {
     let total = round_robin_matches(BOTS, GAMES_PER_PAIRING);
-    let dir = tempfile::Builder::new()
-        .prefix("arena-e2e-restart-")
-        .tempdir()
-        .unwrap();
-    let gate = Gate::new(dir.path().join("gate"));
-    let bots: Vec<Bot> = write_bots(&dir.path().join("bots"), BOTS, Some(&gate));
-    let file = write_tournament(
-        &dir.path().join("tournament.toml"),
-        "E2E restart",
-        31,
-        GAMES_PER_PAIRING as u32,
-        &bots,
-    );
-    let file = file.to_str().unwrap();
+    let fixture = Fixture::gated("restart", BOTS, "E2E restart", 31, GAMES_PER_PAIRING as u32);
+    let gate = fixture.gate();
+    let file = fixture.file();
 
     // Run A: uninterrupted.
     let (id_a, standings_a) = {
@@ -42,7 +31,7 @@ async fn coordinator_restart_resumes_and_standings_match_an_uninterrupted_run() 
             Worker::start("restart-a1", &url, false),
             Worker::start("restart-a2", &url, false),
         ];
-        let id = arena::tournament(&url, &["create", file]).trim().to_owned();
+        let id = arena::create_tournament(&url, file);
         let mut admin = arena::admin(&url, Some(arena::ADMIN_TOKEN)).await;
         wait_finished(&mut admin, &id).await;
         assert_all_done_once(&matches(&mut admin, &id).await, total);
@@ -62,7 +51,7 @@ async fn coordinator_restart_resumes_and_standings_match_an_uninterrupted_run() 
         Worker::start("restart-b1", &url, false),
         Worker::start("restart-b2", &url, false),
     ];
-    let id = arena::tournament(&url, &["create", file]).trim().to_owned();
+    let id = arena::create_tournament(&url, file);
     assert_eq!(id, id_a, "a tournament's id is derived from its content");
     let mut admin = arena::admin(&url, Some(arena::ADMIN_TOKEN)).await;
     let before = poll_until(

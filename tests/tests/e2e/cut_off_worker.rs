@@ -5,11 +5,11 @@
 use std::time::Duration;
 
 use crate::support::arena::{self, Coordinator, Worker};
-use crate::support::bots::{Gate, round_robin_matches, write_bots, write_tournament};
+use crate::support::bots::{Fixture, round_robin_matches};
 use crate::support::proxy::Proxy;
 use crate::support::redis::RedisServer;
 use crate::support::tournament::{
-    assert_all_done_once, find, first_in_state, matches, wait_finished,
+    assert_all_done_once, find, matches, wait_finished, wait_in_flight, wait_requeued,
 };
 use crate::support::wait::poll_until;
 
@@ -18,53 +18,23 @@ async fn a_cut_off_worker_loses_its_lease_and_its_late_result_is_dropped() {
     const BOTS: usize = 3;
     let total = round_robin_matches(BOTS, 1);
 
-    let dir = tempfile::Builder::new()
-        .prefix("arena-e2e-cut-")
-        .tempdir()
-        .unwrap();
-    let gate = Gate::new(dir.path().join("gate"));
+    let fixture = Fixture::gated("cut", BOTS, "E2E cut off", 47, 1);
+    let gate = fixture.gate();
     gate.close();
-    let bots = write_bots(&dir.path().join("bots"), BOTS, Some(&gate));
-    let file = write_tournament(
-        &dir.path().join("tournament.toml"),
-        "E2E cut off",
-        47,
-        1,
-        &bots,
-    );
     let redis = RedisServer::start();
     let coordinator = Coordinator::start(&redis, "127.0.0.1:0", 2);
     let url = coordinator.url();
     let mut proxy = Proxy::start(coordinator.addr).await;
     // Both unsandboxed, so both are held by the gate.
     let mut worker_a = Worker::start("cut-a", &proxy.url(), false);
-    let id = arena::tournament(&url, &["create", file.to_str().unwrap()])
-        .trim()
-        .to_owned();
+    let id = arena::create_tournament(&url, fixture.file());
     let mut admin = arena::admin(&url, Some(arena::ADMIN_TOKEN)).await;
-
-    let victim = poll_until(
-        "worker A to lease a match",
-        Duration::from_secs(60),
-        async || first_in_state(&matches(&mut admin, &id).await, "leased").cloned(),
-    )
-    .await;
-    poll_until(
-        "A's two bots to start",
-        Duration::from_secs(60),
-        async || (worker_a.bot_processes().len() == 2).then_some(()),
-    )
-    .await;
+    let victim = wait_in_flight(&mut admin, &id, &worker_a).await;
 
     // Cut A off: its heartbeats stop reaching the coordinator, the lease
     // runs out and the match goes back to the queue.
     proxy.cut().await;
-    let requeued = poll_until("A's lease to expire", Duration::from_secs(30), async || {
-        let all = matches(&mut admin, &id).await;
-        let m = find(&all, &victim.match_id);
-        (m.state == "queued").then(|| m.clone())
-    })
-    .await;
+    let requeued = wait_requeued(&mut admin, &id, &victim.match_id).await;
     assert_eq!(requeued.attempt, victim.attempt + 1, "{requeued:#?}");
 
     // B takes it (requeued matches go to the front of the queue).

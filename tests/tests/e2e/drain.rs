@@ -4,48 +4,23 @@
 use std::time::Duration;
 
 use crate::support::arena::{self, Coordinator, Worker};
-use crate::support::bots::{Gate, write_bots, write_tournament};
+use crate::support::bots::Fixture;
 use crate::support::redis::RedisServer;
-use crate::support::tournament::{find, first_in_state, matches};
-use crate::support::wait::poll_until;
+use crate::support::tournament::{find, matches, wait_in_flight};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_draining_worker_finishes_its_match_and_leases_no_more() {
-    let dir = tempfile::Builder::new()
-        .prefix("arena-e2e-drain-")
-        .tempdir()
-        .unwrap();
-    let gate = Gate::new(dir.path().join("gate"));
-    gate.close();
-    let bots = write_bots(&dir.path().join("bots"), 2, Some(&gate));
     // Two bots, two games: one to play, one that must stay queued.
-    let file = write_tournament(
-        &dir.path().join("tournament.toml"),
-        "E2E drain",
-        59,
-        2,
-        &bots,
-    );
+    let fixture = Fixture::gated("drain", 2, "E2E drain", 59, 2);
+    let gate = fixture.gate();
+    gate.close();
     let redis = RedisServer::start();
     let coordinator = Coordinator::start(&redis, "127.0.0.1:0", 30);
     let url = coordinator.url();
     let mut worker = Worker::start("drain", &url, false);
-    let id = arena::tournament(&url, &["create", file.to_str().unwrap()])
-        .trim()
-        .to_owned();
+    let id = arena::create_tournament(&url, fixture.file());
     let mut admin = arena::admin(&url, Some(arena::ADMIN_TOKEN)).await;
-    let playing = poll_until(
-        "the worker to lease a match",
-        Duration::from_secs(60),
-        async || first_in_state(&matches(&mut admin, &id).await, "leased").cloned(),
-    )
-    .await;
-    poll_until(
-        "its two bots to start",
-        Duration::from_secs(60),
-        async || (worker.bot_processes().len() == 2).then_some(()),
-    )
-    .await;
+    let playing = wait_in_flight(&mut admin, &id, &worker).await;
 
     worker.process.signal(libc::SIGTERM);
     worker.process.wait_for_stderr(

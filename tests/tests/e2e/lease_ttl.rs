@@ -1,7 +1,5 @@
 //! Workers are told to heartbeat often enough to keep their leases.
 
-use arena_proto::v1::RegisterRequest;
-
 use crate::support::arena::{self, Coordinator, WORKER_TOKEN};
 use crate::support::redis::RedisServer;
 
@@ -17,17 +15,9 @@ async fn heartbeats_come_at_least_twice_per_lease_ttl() {
     let redis = RedisServer::start();
     for ttl_s in [1, 2, 3, 5, 30] {
         let coordinator = Coordinator::start(&redis, "127.0.0.1:0", ttl_s);
-        let mut worker = arena_proto::v1::worker_client::WorkerClient::with_interceptor(
-            arena::channel(&coordinator.url()).await,
-            arena::Bearer::new(Some(WORKER_TOKEN)),
-        );
+        let mut worker = arena::worker_rpc(&coordinator.url(), Some(WORKER_TOKEN)).await;
         let registration = worker
-            .register(RegisterRequest {
-                worker_id: "ttl-probe".to_owned(),
-                cores: 1,
-                memory_mb: 512,
-                ..Default::default()
-            })
+            .register(arena::register_request("ttl-probe"))
             .await
             .expect("Register")
             .into_inner();

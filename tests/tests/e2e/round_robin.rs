@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use crate::support::arena::{self, Coordinator, Worker};
-use crate::support::bots::{round_robin_matches, write_bots, write_tournament};
+use crate::support::bots::{Fixture, round_robin_matches};
 use crate::support::redis::RedisServer;
 use crate::support::tournament::{TOURNAMENT, assert_all_done_once, matches};
 use crate::support::wait::poll_until;
@@ -15,18 +15,7 @@ async fn round_robin_of_six_bots_on_two_workers() {
     let total = round_robin_matches(BOTS, GAMES_PER_PAIRING);
     assert_eq!(total, BOTS * (BOTS - 1));
 
-    let dir = tempfile::Builder::new()
-        .prefix("arena-e2e-rr-")
-        .tempdir()
-        .unwrap();
-    let bots = write_bots(&dir.path().join("bots"), BOTS, None);
-    let file = write_tournament(
-        &dir.path().join("tournament.toml"),
-        "E2E round robin",
-        11,
-        GAMES_PER_PAIRING as u32,
-        &bots,
-    );
+    let fixture = Fixture::ungated("rr", BOTS, "E2E round robin", 11, GAMES_PER_PAIRING as u32);
     let redis = RedisServer::start();
     let coordinator = Coordinator::start(&redis, "127.0.0.1:0", 30);
     let url = coordinator.url();
@@ -37,7 +26,7 @@ async fn round_robin_of_six_bots_on_two_workers() {
         Worker::start("rr-b", &url, true),
     ];
 
-    let created = arena::tournament(&url, &["create", file.to_str().unwrap()]);
+    let created = arena::tournament(&url, &["create", fixture.file()]);
     let id = created.trim().to_owned();
     assert!(id.starts_with("t-"), "create printed {created:?}");
 
@@ -60,7 +49,7 @@ async fn round_robin_of_six_bots_on_two_workers() {
     let rows = standings["rows"].as_array().expect("rows");
     assert_eq!(rows.len(), BOTS, "{json}");
     let names: BTreeSet<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
-    let expected: BTreeSet<&str> = bots.iter().map(|b| b.name.as_str()).collect();
+    let expected: BTreeSet<&str> = fixture.bots.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(names, expected);
     let count = |row: &serde_json::Value, key: &str| row[key].as_u64().unwrap();
     let (mut points, mut wins, mut losses) = (0.0, 0, 0);

@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use crate::support::arena::{self, Coordinator, Worker};
-use crate::support::bots::{Gate, round_robin_matches, write_bots, write_tournament};
+use crate::support::bots::{Fixture, round_robin_matches};
 use crate::support::redis::RedisServer;
 use crate::support::tournament::{
-    assert_all_done_once, find, first_in_state, matches, wait_finished,
+    assert_all_done_once, find, matches, wait_finished, wait_in_flight, wait_requeued,
 };
 use crate::support::wait::poll_until;
 
@@ -16,46 +16,22 @@ async fn killing_a_worker_mid_match_loses_nothing() {
     const BOTS: usize = 4;
     let total = round_robin_matches(BOTS, 1);
 
-    let dir = tempfile::Builder::new()
-        .prefix("arena-e2e-kill-")
-        .tempdir()
-        .unwrap();
     // Closed from the start: worker A cannot finish anything before it dies.
-    let gate = Gate::new(dir.path().join("gate"));
+    let fixture = Fixture::gated("kill", BOTS, "E2E worker killed", 23, 1);
+    let gate = fixture.gate();
     gate.close();
-    let bots = write_bots(&dir.path().join("bots"), BOTS, Some(&gate));
-    let file = write_tournament(
-        &dir.path().join("tournament.toml"),
-        "E2E worker killed",
-        23,
-        1,
-        &bots,
-    );
     let redis = RedisServer::start();
     let coordinator = Coordinator::start(&redis, "127.0.0.1:0", 2);
     let url = coordinator.url();
     // Unsandboxed: a SIGKILLed sandboxed worker would leave its cgroups
     // behind (only a later start on the same parent removes them).
     let mut worker_a = Worker::start("kill-a", &url, false);
-    let id = arena::tournament(&url, &["create", file.to_str().unwrap()])
-        .trim()
-        .to_owned();
+    let id = arena::create_tournament(&url, fixture.file());
     let mut admin = arena::admin(&url, Some(arena::ADMIN_TOKEN)).await;
 
-    let victim = poll_until(
-        "worker A to lease a match",
-        Duration::from_secs(60),
-        async || first_in_state(&matches(&mut admin, &id).await, "leased").cloned(),
-    )
-    .await;
-    assert_eq!(victim.attempt, 1);
     // Both bots running (held at the gate): the match is truly in flight.
-    poll_until(
-        "A's two bots to start",
-        Duration::from_secs(60),
-        async || (worker_a.bot_processes().len() == 2).then_some(()),
-    )
-    .await;
+    let victim = wait_in_flight(&mut admin, &id, &worker_a).await;
+    assert_eq!(victim.attempt, 1);
 
     worker_a.process.kill();
     poll_until(
@@ -67,12 +43,7 @@ async fn killing_a_worker_mid_match_loses_nothing() {
 
     // The lease runs out (2 s without a heartbeat) and the match is queued
     // again, one attempt later.
-    let requeued = poll_until("A's lease to expire", Duration::from_secs(30), async || {
-        let all = matches(&mut admin, &id).await;
-        let m = find(&all, &victim.match_id);
-        (m.state == "queued").then(|| m.clone())
-    })
-    .await;
+    let requeued = wait_requeued(&mut admin, &id, &victim.match_id).await;
     assert_eq!(requeued.attempt, 2, "{requeued:#?}");
 
     // Worker B (sandboxed: its bots would not see the gate anyway) plays

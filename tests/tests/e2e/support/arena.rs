@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+use arena_proto::v1::RegisterRequest;
 use arena_proto::v1::admin_client::AdminClient;
 use arena_proto::v1::worker_client::WorkerClient;
 use tonic::metadata::{Ascii, MetadataValue};
@@ -17,7 +18,7 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
 
 use super::cgroups::CgroupParent;
-use super::process::Proc;
+use super::process::{Proc, output};
 use super::redis::RedisServer;
 
 pub const WORKER_TOKEN: &str = "e2e-worker-token";
@@ -25,7 +26,7 @@ pub const ADMIN_TOKEN: &str = "e2e-admin-token";
 
 /// How long a process may take to print its readiness line (a debug build
 /// on a loaded 2-core machine).
-const STARTUP: Duration = Duration::from_secs(30);
+pub const STARTUP: Duration = Duration::from_secs(30);
 
 /// The workspace root.
 pub fn workspace() -> PathBuf {
@@ -305,19 +306,19 @@ impl Drop for Worker {
 /// Runs `arena tournament --coordinator URL --token ADMIN <args>` and
 /// returns its stdout; panics with its stderr if it fails.
 pub fn tournament(coordinator_url: &str, args: &[&str]) -> String {
-    let out = arena()
+    let mut command = arena();
+    command
         .args(["tournament", "--coordinator", coordinator_url])
         .args(["--token", ADMIN_TOKEN])
-        .args(args)
-        .output()
-        .expect("running arena tournament");
-    assert!(
-        out.status.success(),
-        "arena tournament {args:?} failed ({}):\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 output")
+        .args(args);
+    output(command)
+}
+
+/// `arena tournament create FILE`: the new tournament's id.
+pub fn create_tournament(coordinator_url: &str, file: &str) -> String {
+    tournament(coordinator_url, &["create", file])
+        .trim()
+        .to_owned()
 }
 
 /// `authorization: Bearer <token>` on every call, or nothing.
@@ -368,6 +369,21 @@ pub async fn channel(url: &str) -> Channel {
 /// An Admin client presenting `token` (none when `None`).
 pub async fn admin(url: &str, token: Option<&str>) -> Admin {
     AdminClient::with_interceptor(channel(url).await, Bearer::new(token))
+}
+
+/// A Worker-service client presenting `token` (none when `None`).
+pub async fn worker_rpc(url: &str, token: Option<&str>) -> WorkerRpc {
+    WorkerClient::with_interceptor(channel(url).await, Bearer::new(token))
+}
+
+/// `Register` for a probe worker `worker_id`: one core, 512 MB.
+pub fn register_request(worker_id: &str) -> RegisterRequest {
+    RegisterRequest {
+        worker_id: worker_id.to_owned(),
+        cores: 1,
+        memory_mb: 512,
+        ..Default::default()
+    }
 }
 
 #[cfg(test)]

@@ -176,3 +176,59 @@ pub fn write_tournament(
 pub fn round_robin_matches(bots: usize, games_per_pairing: usize) -> usize {
     bots * (bots - 1) / 2 * games_per_pairing
 }
+
+/// What a scenario starts from: a temp dir of its own (`arena-e2e-<tag>-...`)
+/// holding `count` entrants, held by a gate there when gated (open until
+/// the test closes it), and a round-robin tournament file for them.
+pub struct Fixture {
+    // Field order is drop order: the gate file goes before its directory.
+    gate: Option<Gate>,
+    pub bots: Vec<Bot>,
+    file: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    /// Entrants held by the fixture's gate (see [`Fixture::gate`]).
+    pub fn gated(tag: &str, count: usize, name: &str, seed: u64, games: u32) -> Fixture {
+        Fixture::new(tag, count, true, name, seed, games)
+    }
+
+    /// Entrants that never wait.
+    pub fn ungated(tag: &str, count: usize, name: &str, seed: u64, games: u32) -> Fixture {
+        Fixture::new(tag, count, false, name, seed, games)
+    }
+
+    /// `count` entrants and a tournament named `name` with `seed` and
+    /// `games` per pairing (see [`write_tournament`]).
+    fn new(tag: &str, count: usize, gated: bool, name: &str, seed: u64, games: u32) -> Fixture {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("arena-e2e-{tag}-"))
+            .tempdir()
+            .unwrap();
+        let gate = gated.then(|| Gate::new(dir.path().join("gate")));
+        let bots = write_bots(&dir.path().join("bots"), count, gate.as_ref());
+        let file = write_tournament(
+            &dir.path().join("tournament.toml"),
+            name,
+            seed,
+            games,
+            &bots,
+        );
+        Fixture {
+            gate,
+            bots,
+            file,
+            _dir: dir,
+        }
+    }
+
+    pub fn gate(&self) -> &Gate {
+        self.gate.as_ref().expect("a gated fixture")
+    }
+
+    /// The tournament file, for `arena tournament create`.
+    pub fn file(&self) -> &str {
+        self.file.to_str().expect("a UTF-8 temp path")
+    }
+}

@@ -261,3 +261,19 @@ fn reader(label: String, stream: impl Read + Send + 'static, lines: Arc<Lines>) 
         lines.close();
     })
 }
+
+/// Runs `command` to completion and returns its stdout; panics with its
+/// output if it cannot start or fails.
+pub fn output(mut command: Command) -> String {
+    let out = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{command:?} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}

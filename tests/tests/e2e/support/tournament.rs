@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use arena_proto::v1::{MatchSummary, MatchesRequest, StatusRequest, StatusResponse};
 
-use super::arena::Admin;
+use super::arena::{Admin, Worker};
 use super::wait::poll_until;
 
 /// How long a whole tournament may take here (2 cores, debug build, tests
@@ -38,6 +38,41 @@ pub async fn wait_finished(admin: &mut Admin, id: &str) -> StatusResponse {
         let s = status(admin, id).await;
         s.finished.then_some(s)
     })
+    .await
+}
+
+/// Waits for `worker` to lease a match of tournament `id` and for both of
+/// that match's bots to start (a closed gate then holds it in flight);
+/// returns the match as it was leased.
+pub async fn wait_in_flight(admin: &mut Admin, id: &str, worker: &Worker) -> MatchSummary {
+    let label = worker.process.label();
+    let leased = poll_until(
+        &format!("{label} to lease a match"),
+        Duration::from_secs(60),
+        async || first_in_state(&matches(admin, id).await, "leased").cloned(),
+    )
+    .await;
+    poll_until(
+        &format!("the two bots of {label} to start"),
+        Duration::from_secs(60),
+        async || (worker.bot_processes().len() == 2).then_some(()),
+    )
+    .await;
+    leased
+}
+
+/// Waits for match `match_id`, whose worker stopped heartbeating, to lose
+/// its lease and be queued again; returns it as requeued.
+pub async fn wait_requeued(admin: &mut Admin, id: &str, match_id: &str) -> MatchSummary {
+    poll_until(
+        &format!("the lease on {match_id} to expire"),
+        Duration::from_secs(30),
+        async || {
+            let all = matches(admin, id).await;
+            let m = find(&all, match_id);
+            (m.state == "queued").then(|| m.clone())
+        },
+    )
     .await
 }
 
