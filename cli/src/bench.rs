@@ -4,17 +4,22 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use arena_engine::Game;
 use arena_engine::generals::random::random_legal_action;
 use arena_engine::generals::{Generals, Params};
+use arena_engine::registry::{self, GameEntry};
 use arena_engine::rng::SplitMix64;
+use arena_engine::{Game, Rules, Session};
 use arena_worker::{BotSpec, ProcessLauncher, RunnerConfig, play_match};
 
 use crate::cli::{BenchArgs, BenchTarget};
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     match args.target {
-        BenchTarget::Engine { seconds, json } => engine(Duration::from_secs_f64(seconds), json),
+        BenchTarget::Engine {
+            game,
+            seconds,
+            json,
+        } => engine(&game, Duration::from_secs_f64(seconds), json),
         BenchTarget::Runner { matches, json } => runner(matches, json),
     }
 }
@@ -59,7 +64,11 @@ pub fn engine_throughput(budget: Duration, render: bool) -> f64 {
     }
 }
 
-fn engine(budget: Duration, json: bool) -> anyhow::Result<ExitCode> {
+fn engine(game: &str, budget: Duration, json: bool) -> anyhow::Result<ExitCode> {
+    let entry = registry::find(game)?;
+    if entry.name != arena_engine::generals::ENTRY.name {
+        return fallback_engine(entry, budget, json);
+    }
     let raw = engine_throughput(budget, false);
     let rendered = engine_throughput(budget, true);
     if json {
@@ -74,6 +83,71 @@ fn engine(budget: Duration, json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Any registered game, stepped through its registry entry with every due
+/// seat playing its fallback action (for plan games, the default captain):
+/// full turns per second, without and with the due seats' frames rendered.
+fn fallback_engine(entry: &GameEntry, budget: Duration, json: bool) -> anyhow::Result<ExitCode> {
+    let seats = entry.seats[0];
+    let measure = |render: bool| -> anyhow::Result<f64> {
+        let mut frame = Vec::with_capacity(16 * 1024);
+        let mut turns: u64 = 0;
+        let mut stepping = Duration::ZERO;
+        let mut seed = 0;
+        while stepping < budget {
+            // Setting a match up is not what is measured.
+            let mut game = entry.create(seed, seats, &Rules::default())?;
+            seed += 1;
+            let started = Instant::now();
+            loop {
+                for seat in 0..seats {
+                    if game.is_due(seat) {
+                        if render {
+                            frame.clear();
+                            game.write_frame(seat, &mut frame);
+                            std::hint::black_box(&frame);
+                        }
+                        game.offer_fallback(seat, None);
+                    }
+                }
+                turns += 1;
+                if game.step().is_some() {
+                    break;
+                }
+                anyhow::ensure!(
+                    game.invariant_violation().is_none(),
+                    "engine error: {:?}",
+                    game.invariant_violation()
+                );
+            }
+            stepping += started.elapsed();
+        }
+        Ok(turns as f64 / stepping.as_secs_f64())
+    };
+    let raw = measure(false)?;
+    let rendered = measure(true)?;
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "game": entry.name,
+                "seats": seats,
+                "fallback_turns_per_s": raw,
+                "rendered_turns_per_s": rendered,
+            })
+        );
+    } else {
+        println!(
+            "{}: full turns/s, every due seat on its fallback: {raw:.0}",
+            entry.name
+        );
+        println!(
+            "{}: the same with due seats' frames rendered:    {rendered:.0}",
+            entry.name
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Full matches between two instant pass bots (the game always runs its 1200
 /// turns), as plain processes: wall time per match and per-move round trip.
 fn runner(matches: u32, json: bool) -> anyhow::Result<ExitCode> {
@@ -84,7 +158,10 @@ fn runner(matches: u32, json: bool) -> anyhow::Result<ExitCode> {
     let script = format!("#!/bin/sh\nexec '{}' internal-bot pass\n", exe.display());
     let result = (|| {
         std::fs::write(bot_dir.join("run.sh"), script)?;
-        let bots = [BotSpec::from_dir(&bot_dir), BotSpec::from_dir(&bot_dir)];
+        let bots = [
+            BotSpec::from_dir(&bot_dir).into(),
+            BotSpec::from_dir(&bot_dir).into(),
+        ];
         let mut walls = Vec::new();
         let mut p50s = Vec::new();
         let mut p99s = Vec::new();
@@ -92,7 +169,7 @@ fn runner(matches: u32, json: bool) -> anyhow::Result<ExitCode> {
             let game = Generals::from_seed(u64::from(m), Params::default());
             let started = Instant::now();
             let output = play_match(
-                game,
+                Session::boxed(game),
                 u64::from(m),
                 &bots,
                 &ProcessLauncher::default(),

@@ -18,8 +18,10 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Play one match between two bot directories.
+    /// Play one match of a registered game between bots (or baselines).
     Play(PlayArgs),
+    /// List the registered games: seats, options, limits, runtimes.
+    Games(GamesArgs),
     /// Build a bot in the sandbox (cached) and print its artifact id.
     Build(BuildArgs),
     /// Play a whole tournament on this machine and print the standings.
@@ -39,20 +41,18 @@ pub enum Command {
     InternalBot(InternalBotArgs),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GameName {
-    /// The Generals Competition ruleset (1v1, fog of war, castles).
-    Generals,
-}
-
 #[derive(Debug, Args)]
 pub struct PlayArgs {
-    /// Directory of the bot in seat 0 (holds run.sh, maybe build.sh).
-    pub bot_a: PathBuf,
-    /// Directory of the bot in seat 1.
-    pub bot_b: PathBuf,
-    #[arg(long, value_enum, default_value = "generals")]
-    pub game: GameName,
+    /// The seats in order: bot directories (holding run.sh, maybe build.sh)
+    /// or `baseline:NAME` for one of the game's in-engine baselines.
+    #[arg(required = true, num_args = 1.., value_name = "BOT")]
+    pub bots: Vec<String>,
+    /// The game (see `arena games`).
+    #[arg(long, default_value = arena_engine::registry::DEFAULT_GAME)]
+    pub game: String,
+    /// Ruleset options, `K=V,...` (see `arena games`).
+    #[arg(long, value_name = "K=V,...", default_value = "")]
+    pub rules: String,
     /// Map seed; a random one is drawn (and printed) when omitted.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -62,15 +62,15 @@ pub struct PlayArgs {
     /// Print the result as one JSON object.
     #[arg(long)]
     pub json: bool,
-    /// Milliseconds per move.
-    #[arg(long, default_value_t = 150, value_name = "MS")]
-    pub move_ms: u64,
-    /// Milliseconds for the first move.
-    #[arg(long, default_value_t = 10_000, value_name = "MS")]
-    pub first_move_ms: u64,
-    /// Faults that forfeit a match.
-    #[arg(long, default_value_t = 50)]
-    pub fault_limit: u32,
+    /// Milliseconds per move [default: the game's].
+    #[arg(long, value_name = "MS")]
+    pub move_ms: Option<u64>,
+    /// Milliseconds for the first move [default: the game's].
+    #[arg(long, value_name = "MS")]
+    pub first_move_ms: Option<u64>,
+    /// Faults that forfeit a seat [default: the game's].
+    #[arg(long)]
+    pub fault_limit: Option<u32>,
     /// Wall limit for each build.sh, in seconds.
     #[arg(long, default_value_t = 600, value_name = "SECONDS")]
     pub build_timeout: u64,
@@ -79,6 +79,13 @@ pub struct PlayArgs {
     pub logs: Option<PathBuf>,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct GamesArgs {
+    /// Print the registry as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -290,6 +297,12 @@ pub enum ReplayCommand {
         /// The replay file written by `arena play --replay`.
         path: PathBuf,
     },
+    /// Print a replay as JSON lines: the initial state, then each turn's
+    /// actions, faults, forfeits and state, then the result.
+    Dump {
+        /// The replay file.
+        path: PathBuf,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -302,10 +315,13 @@ pub struct BenchArgs {
 pub enum BenchTarget {
     /// Engine throughput on one core: raw steps/s and rendered turns/s.
     Engine {
+        /// The game to measure.
+        #[arg(long, default_value = arena_engine::registry::DEFAULT_GAME)]
+        game: String,
         /// Seconds to measure each figure for.
         #[arg(long, default_value_t = 2.0)]
         seconds: f64,
-        /// Print `{"raw_steps_per_s": ..., "rendered_turns_per_s": ...}`.
+        /// Print the figures as one JSON object.
         #[arg(long)]
         json: bool,
     },
@@ -354,9 +370,9 @@ mod tests {
         assert_eq!(args.seed, Some(7));
         assert!(args.json);
         assert_eq!(args.replay, Some(PathBuf::from("r.json")));
-        assert_eq!(args.move_ms, 150);
-        assert_eq!(args.first_move_ms, 10_000);
-        assert_eq!(args.game, GameName::Generals);
+        assert_eq!(args.bots, ["a", "b"]);
+        assert_eq!(args.move_ms, None);
+        assert_eq!(args.game, "generals");
     }
 
     #[test]
@@ -397,8 +413,27 @@ mod tests {
     }
 
     #[test]
-    fn play_needs_two_bots() {
-        assert!(Cli::try_parse_from(["arena", "play", "a"]).is_err());
+    fn play_takes_any_number_of_seats_and_rules() {
+        assert!(Cli::try_parse_from(["arena", "play"]).is_err());
+        let cli = Cli::try_parse_from([
+            "arena",
+            "play",
+            "--game",
+            "generals-ffa",
+            "a",
+            "baseline:sprawl",
+            "b",
+            "baseline:crown",
+            "--rules",
+            "blitz=true",
+        ])
+        .unwrap();
+        let Command::Play(args) = cli.command else {
+            panic!("expected play");
+        };
+        assert_eq!(args.bots.len(), 4);
+        assert_eq!(args.game, "generals-ffa");
+        assert_eq!(args.rules, "blitz=true");
     }
 
     #[test]

@@ -114,7 +114,10 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
 
 pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     let launcher = launch::launcher(&args.sandbox, 2)?;
+    // Slots for the smallest matches; the daemon holds each match until its
+    // bots have cores (`bot_cores`), whatever its seat count.
     let slots = launch::match_slots(&launcher, 2);
+    let bot_cores = launch::bot_cores(&launcher);
     let environment_id = launch::environment_id(&launcher);
     let cache_dir = args
         .submissions_dir
@@ -133,6 +136,7 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
             token: args.token.clone(),
             worker_id: id,
             slots,
+            bot_cores,
             cores: std::thread::available_parallelism()
                 .map(|n| n.get() as u32)
                 .unwrap_or(1),

@@ -123,6 +123,19 @@ pub fn match_slots(launcher: &CommandLauncher, seats: usize) -> usize {
     }
 }
 
+/// Bot cores a worker plans its matches by: every bot core in dedicated
+/// mode, `None` in shared-core mode.
+pub fn bot_cores(launcher: &CommandLauncher) -> Option<usize> {
+    match launcher {
+        CommandLauncher::Sandboxed(l)
+            if l.cores().mode() == arena_sandbox::cpus::CoreMode::Dedicated =>
+        {
+            Some(l.cores().bot_core_count())
+        }
+        _ => None,
+    }
+}
+
 /// The environment id a worker reports (empty when unconfined).
 pub fn environment_id(launcher: &CommandLauncher) -> String {
     match launcher {

@@ -10,6 +10,7 @@ mod build;
 mod cli;
 mod distributed;
 mod entropy;
+mod games;
 mod internal_bot;
 mod launch;
 mod metrics_http;
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Play(args) => play::run(args),
+        Command::Games(args) => games::run(args),
         Command::Build(args) => build::run(args),
         Command::Run(args) => run::run(args),
         Command::Coordinator(args) => distributed::coordinator(args),

@@ -1,43 +1,61 @@
-//! `arena play`: one match between two bot directories.
+//! `arena play`: one match of a registered game between bots or baselines.
 
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context;
-use arena_engine::generals::{Generals, Params};
-use arena_worker::{BotSpec, MatchReport, RunnerConfig, play_match};
+use anyhow::{Context, bail};
+use arena_engine::Rules;
+use arena_engine::registry::{self, LimitOverrides};
+use arena_worker::{MatchReport, RunnerConfig, SeatSpec, play_match};
 
-use crate::cli::{GameName, PlayArgs};
+use crate::cli::PlayArgs;
 use crate::launch;
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
-    let bots = [
-        BotSpec::from_dir(&args.bot_a),
-        BotSpec::from_dir(&args.bot_b),
-    ];
-    for bot in &bots {
-        bot.validate()?;
+    let entry = registry::find(&args.game)?;
+    entry.check_seats(args.bots.len())?;
+    let rules = Rules::parse_pairs(&args.rules)?;
+    let seats: Vec<SeatSpec> = args.bots.iter().map(|b| SeatSpec::parse(b)).collect();
+    for seat in &seats {
+        match seat {
+            SeatSpec::Bot(bot) => bot.validate()?,
+            SeatSpec::Baseline(name) if !entry.has_baseline(name) => bail!(
+                "{} has no baseline {name:?} (baselines: {})",
+                entry.name,
+                if entry.baselines.is_empty() {
+                    "none".to_owned()
+                } else {
+                    entry.baselines.join(", ")
+                }
+            ),
+            SeatSpec::Baseline(_) => {}
+        }
     }
     let seed = args.seed.unwrap_or_else(fresh_seed);
-    let config = RunnerConfig {
-        first_move: Duration::from_millis(args.first_move_ms),
-        per_move: Duration::from_millis(args.move_ms),
+    let game = entry.create(seed, seats.len(), &rules)?;
+    let limits = entry.limits.with(&LimitOverrides {
+        first_move_ms: args.first_move_ms,
+        move_ms: args.move_ms,
         fault_limit: args.fault_limit,
+        reply_cap: None,
+    })?;
+    let config = RunnerConfig {
         build_limit: Duration::from_secs(args.build_timeout),
-        ..RunnerConfig::default()
+        ..RunnerConfig::for_limits(&limits)
     };
-    let game = match args.game {
-        GameName::Generals => Generals::from_seed(seed, Params::default()),
-    };
-    let launcher = launch::launcher(&args.sandbox, bots.len())?;
-    let played = play_match(game, seed, &bots, launcher.as_launcher(), &config);
+    let processes = seats
+        .iter()
+        .filter(|s| matches!(s, SeatSpec::Bot(_)))
+        .count();
+    let launcher = launch::launcher(&args.sandbox, processes)?;
+    let played = play_match(game, seed, &seats, launcher.as_launcher(), &config);
     launcher.finish();
     let output = played.context("the match could not be played")?;
 
     if let Some(path) = &args.replay {
-        output.replay.save(path)?;
+        arena_worker::replay::save(path, &output.replay)?;
     }
     if let Some(dir) = &args.logs {
         write_logs(dir, &output.logs)?;
@@ -67,7 +85,7 @@ fn write_summary(out: &mut impl Write, report: &MatchReport) -> std::io::Result<
             "{} (seat {seat}) wins by {}",
             report.players[seat].bot, report.reason
         ),
-        None => format!("draw ({})", report.reason),
+        None => format!("first place shared ({})", report.reason),
     };
     writeln!(
         out,
@@ -77,13 +95,16 @@ fn write_summary(out: &mut impl Write, report: &MatchReport) -> std::io::Result<
     for p in &report.players {
         let forfeit = p
             .forfeit
-            .map(|f| format!(", forfeit: {}", serde_json::to_value(f).unwrap_or_default()))
+            .map(|f| format!(", forfeit: {}", f.as_str()))
             .unwrap_or_default();
+        let stats: String = p.stats.iter().map(|(k, v)| format!("  {k} {v}")).collect();
         writeln!(
             out,
-            "  seat {} {:<20} moves {:>4}  faults {} timeout / {} malformed  latency p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms{forfeit}",
+            "  seat {} {:<20} place {} score {:.3}  moves {:>4}  faults {} timeout / {} malformed  latency p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms{stats}{forfeit}",
             p.seat,
             p.bot,
+            p.rank + 1,
+            p.score,
             p.moves,
             p.faults.timeout,
             p.faults.malformed,

@@ -71,7 +71,8 @@ async fn tournament(
             seats: file.seats,
             base_seed: file.seed,
             format: file.format.clone(),
-            limits: file.limits.clone(),
+            rules: file.rules.clone(),
+            limits: file.limits,
             entrants,
             environment: file.environment.clone(),
         })
@@ -104,6 +105,9 @@ async fn tournament(
             token: token.clone(),
             worker_id: format!("local-{n}"),
             slots: 1,
+            // Local workers share one launcher; its core allocator shares
+            // cores (logged) when a match has more bots than there are.
+            bot_cores: None,
             cores: 1,
             memory_mb: 2048,
             environment_id: environment_id.clone(),

@@ -72,6 +72,10 @@ fn play_json_prints_the_documented_result_and_replays_verify() {
     assert_eq!(players[1]["faults"]["malformed"], 3);
     assert_eq!(players[1]["faults"]["timeout"], 0);
     assert_eq!(players[0]["forfeit"], serde_json::Value::Null);
+    assert_eq!(result["placements"], serde_json::json!([0, 1]));
+    assert_eq!(result["scores"], serde_json::json!([1.0, 0.0]));
+    assert_eq!(players[0]["rank"], 0);
+    assert_eq!(players[1]["score"], 0.0);
 
     assert_eq!(verify(&replay).status.code(), Some(0));
 
@@ -108,7 +112,7 @@ fn play_without_json_prints_a_summary() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("seed 9"), "{text}");
     assert!(text.contains("wins by forfeit"), "{text}");
-    assert!(text.contains("forfeit: \"crash\""), "{text}");
+    assert!(text.contains("forfeit: crash"), "{text}");
 }
 
 #[test]
@@ -389,4 +393,172 @@ fn coordinator_and_worker_serve_prometheus_metrics() {
     wait_for("the worker to register", || {
         scrape(&metrics).contains("arena_workers_connected 1")
     });
+}
+
+#[test]
+fn games_lists_every_registered_game_with_its_limits() {
+    let out = arena().args(["games", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let games: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = games
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"generals") && names.contains(&"generals-ffa"));
+    let generals = &games[0];
+    assert_eq!(generals["seats"], serde_json::json!([2]));
+    assert_eq!(generals["limits"]["move_ms"], 150);
+    assert_eq!(generals["limits"]["fault_limit"], 50);
+    let ffa = games
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["name"] == "generals-ffa")
+        .unwrap();
+    assert_eq!(ffa["seats"], serde_json::json!([4]));
+    assert_eq!(ffa["baselines"], serde_json::json!(["sprawl", "crown"]));
+    assert!(
+        ffa["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["name"] == "blitz" && o["type"] == "bool")
+    );
+
+    let text = arena().arg("games").output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("generals-ffa") && text.contains("baseline:sprawl"),
+        "{text}"
+    );
+}
+
+#[test]
+fn play_refuses_bad_games_seats_rules_and_baselines_by_name() {
+    for (args, needle) in [
+        (vec!["--game", "chess", "a", "b"], "unknown game \"chess\""),
+        (vec!["a", "b", "c"], "generals is played by 2 seats, not 3"),
+        (
+            vec![
+                "--game",
+                "generals-ffa",
+                "--rules",
+                "speed=2",
+                "baseline:sprawl",
+                "baseline:sprawl",
+                "baseline:sprawl",
+                "baseline:sprawl",
+            ],
+            "rules.speed",
+        ),
+        (
+            vec![
+                "--game",
+                "generals-ffa",
+                "--rules",
+                "blitz=7",
+                "baseline:sprawl",
+                "baseline:sprawl",
+                "baseline:sprawl",
+                "baseline:sprawl",
+            ],
+            "rules.blitz",
+        ),
+        (
+            vec![
+                "--game",
+                "generals-ffa",
+                "baseline:sprawl",
+                "baseline:sprawl",
+                "baseline:sprawl",
+                "baseline:nope",
+            ],
+            "no baseline \"nope\"",
+        ),
+    ] {
+        let out = arena().arg("play").args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_four_seat_ffa_match_of_baselines_and_a_plan_bot_replays_and_dumps() {
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("ffa.json");
+    let out = arena()
+        .args(["play", "--game", "generals-ffa", "baseline:sprawl"])
+        .arg(bot("ffa-plan-python"))
+        .args(["baseline:crown", "baseline:sprawl", "--no-sandbox"])
+        .args(["--rules", "blitz=true", "--seed", "4", "--json", "--replay"])
+        .arg(&replay)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["game"], "generals-ffa");
+    let scores: f64 = result["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_f64().unwrap())
+        .sum();
+    assert!((scores - 2.0).abs() < 1e-9, "{result}");
+    assert_eq!(result["placements"].as_array().unwrap().len(), 4);
+    for p in result["players"].as_array().unwrap() {
+        assert!(p["stats"]["invalid_moves"].is_u64(), "{p}");
+    }
+    assert_eq!(result["players"][1]["faults"]["malformed"], 0, "{result}");
+    assert_eq!(result["players"][0]["bot"], "baseline:sprawl");
+
+    assert_eq!(verify(&replay).status.code(), Some(0));
+    let dump = arena()
+        .args(["replay", "dump"])
+        .arg(&replay)
+        .output()
+        .unwrap();
+    assert!(
+        dump.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&dump.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines[0].get("initial").is_some());
+    assert_eq!(lines[1]["turn"], 1);
+    assert!(lines.last().unwrap().get("result").is_some());
+    assert_eq!(lines.len() as u64, result["turns"].as_u64().unwrap() + 2);
+}
+
+#[test]
+fn bench_engine_measures_any_registered_game() {
+    let out = arena()
+        .args([
+            "bench",
+            "engine",
+            "--game",
+            "generals-ffa",
+            "--seconds",
+            "0.2",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let figures: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(figures["game"], "generals-ffa");
+    assert!(figures["fallback_turns_per_s"].as_f64().unwrap() > 0.0);
 }

@@ -13,7 +13,7 @@ use tokio_stream::Stream;
 use tonic::service::interceptor::InterceptedService;
 use tonic::{Request, Response, Status};
 
-use crate::model::{ForfeitReason, MatchRecord, SeatResult as DomainSeat};
+use crate::model::{MatchRecord, SeatResult as DomainSeat, baseline_id};
 use crate::service::{Coordinator, CoordinatorError, NewTournament};
 use crate::store::{CompleteOutcome, MatchState, StoreError, WorkerInfo};
 use crate::tournament_file::TournamentFile;
@@ -29,6 +29,10 @@ impl From<CoordinatorError> for Status {
             CoordinatorError::UnknownSubmission(_)
             | CoordinatorError::DuplicateSubmission(_)
             | CoordinatorError::Invalid(_)
+            | CoordinatorError::Game(_)
+            | CoordinatorError::Rules(_)
+            | CoordinatorError::Limits(_)
+            | CoordinatorError::InvalidResult(_)
             | CoordinatorError::Schedule(_) => Status::invalid_argument(message),
             CoordinatorError::Store(StoreError::AlreadyExists(_)) => {
                 Status::already_exists(message)
@@ -156,26 +160,7 @@ impl Worker for WorkerService {
         let r = request.into_inner();
         let leased = self.coordinator.lease(&r.worker_id).await?;
         Ok(Response::new(LeaseResponse {
-            r#match: leased.map(|m| arena_proto::v1::LeasedMatch {
-                lease_id: m.lease.lease_id,
-                match_id: m.lease.match_id,
-                tournament_id: m.lease.tournament,
-                game: m.game,
-                seed: m.lease.pairing.seed,
-                seats: m
-                    .lease
-                    .pairing
-                    .seats
-                    .into_iter()
-                    .zip(m.names)
-                    .map(|(submission, name)| Seat { submission, name })
-                    .collect(),
-                attempt: m.lease.attempt,
-                lease_ttl_ms: m.ttl.as_millis() as u64,
-                move_ms: m.limits.move_ms,
-                first_move_ms: m.limits.first_move_ms,
-                fault_limit: m.limits.fault_limit,
-            }),
+            r#match: leased.map(leased_match).transpose()?,
         }))
     }
 
@@ -234,7 +219,58 @@ impl Worker for WorkerService {
     }
 }
 
+/// A domain lease on the wire: seats with their baselines, and the
+/// tournament's resolved rules and limits.
+fn leased_match(m: crate::service::LeasedMatch) -> Result<arena_proto::v1::LeasedMatch, Status> {
+    let rules_json = serde_json::to_string(&m.rules)
+        .map_err(|e| Status::internal(format!("writing the rules as JSON: {e}")))?;
+    Ok(arena_proto::v1::LeasedMatch {
+        lease_id: m.lease.lease_id,
+        match_id: m.lease.match_id,
+        tournament_id: m.lease.tournament,
+        game: m.game,
+        seed: m.lease.pairing.seed,
+        seats: m
+            .seats
+            .into_iter()
+            .map(|seat| Seat {
+                submission: seat.submission,
+                name: seat.name,
+                baseline: seat.baseline.unwrap_or_default(),
+            })
+            .collect(),
+        attempt: m.lease.attempt,
+        lease_ttl_ms: m.ttl.as_millis() as u64,
+        move_ms: m.limits.move_ms,
+        first_move_ms: m.limits.first_move_ms,
+        fault_limit: m.limits.fault_limit,
+        rules_json,
+        reply_cap: m.limits.reply_cap,
+    })
+}
+
+/// The wire forfeit as the engine's word; `None` for `FORFEIT_NONE`.
+fn forfeit(kind: i32, seat: usize) -> Result<Option<arena_engine::Forfeit>, Status> {
+    use arena_engine::Forfeit as F;
+    Ok(match Forfeit::try_from(kind) {
+        Ok(Forfeit::None) => None,
+        Ok(Forfeit::Crash) => Some(F::Crash),
+        Ok(Forfeit::Exit) => Some(F::Exit),
+        Ok(Forfeit::Memory) => Some(F::Memory),
+        Ok(Forfeit::Faults) => Some(F::Faults),
+        Ok(Forfeit::BuildFailed) => Some(F::BuildFailed),
+        Err(_) => {
+            return Err(Status::invalid_argument(format!(
+                "seat {seat}: unknown forfeit kind {kind}"
+            )));
+        }
+    })
+}
+
 /// The wire result as a domain record; the round comes from the match id.
+/// A seat names a submission or a baseline, never both; a baseline seat
+/// becomes the entrant id `baseline:NAME`. Whether the record fits its
+/// match is the coordinator's check ([`crate::report::check`]).
 fn match_record(r: &ReportResultRequest) -> Result<MatchRecord, Status> {
     let round = crate::service::match_round(&r.match_id)
         .ok_or_else(|| Status::invalid_argument(format!("malformed match id {:?}", r.match_id)))?;
@@ -246,24 +282,25 @@ fn match_record(r: &ReportResultRequest) -> Result<MatchRecord, Status> {
     let seats = r
         .seats
         .iter()
-        .map(|s| {
-            let forfeit = match s.forfeit.as_str() {
-                "" => None,
-                "crash" => Some(ForfeitReason::Crash),
-                "exit" => Some(ForfeitReason::Exit),
-                "memory" => Some(ForfeitReason::Memory),
-                "faults" => Some(ForfeitReason::Faults),
-                "build_failed" => Some(ForfeitReason::BuildFailed),
-                other => {
+        .enumerate()
+        .map(|(seat, s)| {
+            let (entrant, baseline) = match (s.submission.as_str(), s.baseline.as_str()) {
+                (submission, "") => (submission.to_owned(), None),
+                ("", baseline) => (baseline_id(baseline), Some(baseline.to_owned())),
+                (submission, baseline) => {
                     return Err(Status::invalid_argument(format!(
-                        "unknown forfeit {other:?}"
+                        "seat {seat}: names both submission {submission} and baseline {baseline:?}"
                     )));
                 }
             };
             Ok(DomainSeat {
-                entrant: s.submission.clone(),
+                entrant,
                 rank: s.rank,
-                forfeit,
+                score: s.score,
+                team: s.team,
+                forfeit: forfeit(s.forfeit_kind, seat)?,
+                baseline,
+                stats: s.stats.iter().map(|(k, v)| (k.clone(), *v)).collect(),
                 timeouts: s.timeouts,
                 malformed: s.malformed,
                 moves: s.moves,
@@ -305,6 +342,7 @@ impl Admin for AdminService {
                 seats: file.seats,
                 base_seed: file.seed,
                 format: file.format,
+                rules: file.rules,
                 limits: file.limits,
                 entrants,
                 environment: file.environment,

@@ -1,17 +1,21 @@
 //! Tournaments: who plays whom, on which worker, and how it all adds up.
 //!
 //! Layout: [`model`] holds the domain types every other module shares, and
-//! [`tournament_file`] the TOML file organisers write. [`schedule`] pairs
+//! [`tournament_file`] the TOML file organisers write, resolved against the
+//! engine's game registry (`arena_engine::registry`), which is where every
+//! default (seats, rules, limits, baselines) comes from. [`schedule`] pairs
 //! entrants (round-robin by the circle method, Swiss by maximum-weight
 //! matching). [`store`] keeps every piece of tournament state, in Redis or in
 //! memory, behind one interface. [`standings`] turns match records into
-//! points, tie-breaks and ratings. [`service`] is the coordinator's logic over
-//! those; [`grpc`] exposes it to workers and admins, and [`server`] serves it;
+//! points, tie-breaks and ratings. [`report`] checks a reported result
+//! against its match before anything records it. [`service`] is the
+//! coordinator's logic over those; [`grpc`] exposes it to workers and admins, and [`server`] serves it;
 //! [`metrics`] counts what happens for Prometheus.
 
 pub mod grpc;
 pub mod metrics;
 pub mod model;
+pub mod report;
 pub mod schedule;
 pub mod server;
 pub mod service;

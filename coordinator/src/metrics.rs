@@ -62,10 +62,10 @@ impl CoordinatorMetrics {
     }
 
     pub fn result_accepted(&self, record: &MatchRecord, duration_s: f64) {
-        let winners = record.seats.iter().filter(|s| s.rank == 0).count();
+        let first_places = record.seats.iter().filter(|s| s.rank == 0).count();
         let outcome = if record.reason == "forfeit" {
             "forfeit"
-        } else if winners == 1 {
+        } else if first_places == 1 {
             "win"
         } else {
             "draw"

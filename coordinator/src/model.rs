@@ -2,6 +2,9 @@
 //! store, the standings and the services. Wire types (protobuf) convert into
 //! these at the boundary.
 
+use std::collections::BTreeMap;
+
+use arena_engine::Forfeit;
 use serde::{Deserialize, Serialize};
 
 /// An entrant of a tournament: a submission, named by its content hash.
@@ -21,7 +24,7 @@ pub enum Format {
 /// One scheduled game: who sits where, on which map.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pairing {
-    /// Entrants in seat order.
+    /// Entrants in seat order; a baseline seat is [`baseline_id`] of its name.
     pub seats: Vec<EntrantId>,
     /// Map seed; games of one pairing share it with seats rotated.
     pub seed: u64,
@@ -35,31 +38,43 @@ pub struct Round {
     pub byes: Vec<EntrantId>,
 }
 
-/// Why a seat left a match without the game deciding it (as the runner reports).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ForfeitReason {
-    Crash,
-    Exit,
-    Memory,
-    Faults,
-    BuildFailed,
-}
-
-/// One seat's side of a finished match.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// One seat's side of a finished match, as the game and the runner left it.
+///
+/// The words come from the engine unchanged: `score` is the game's own points
+/// for the placement ([`arena_engine::placement_points`] for every registered
+/// game), `forfeit` an [`arena_engine::Forfeit`]. A seat played by a baseline
+/// has the entrant id [`baseline_id`] of its name and `baseline` set.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SeatResult {
+    /// The entrant in this seat, as paired (a submission hash, or
+    /// `baseline:NAME` for a baseline seat).
     pub entrant: EntrantId,
     /// 0 is first place; equal ranks share a placement (a draw).
     pub rank: u32,
-    pub forfeit: Option<ForfeitReason>,
+    /// The game's points for this placement (higher is better).
+    #[serde(default)]
+    pub score: f64,
+    /// The team this seat played for; 0 when every seat plays alone.
+    #[serde(default)]
+    pub team: u32,
+    /// Why the seat left the match without the game deciding it, if it did.
+    pub forfeit: Option<Forfeit>,
+    /// The in-engine baseline that played this seat, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
+    /// Counters the game keeps per seat (e.g. `invalid_moves`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stats: BTreeMap<String, u64>,
+    /// Replies that missed their deadline.
     pub timeouts: u32,
+    /// Replies that were not an action.
     pub malformed: u32,
+    /// Replies the game applied.
     pub moves: u32,
 }
 
 /// A finished match as the standings see it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MatchRecord {
     pub match_id: String,
     /// The round it was scheduled in (0-based).
@@ -71,39 +86,35 @@ pub struct MatchRecord {
     pub turns: u32,
 }
 
-/// The runner's limits for a tournament's matches.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MatchLimits {
-    /// Deadline per move, in milliseconds.
-    #[serde(default = "default_move_ms")]
-    pub move_ms: u64,
-    /// Deadline for the first move, in milliseconds.
-    #[serde(default = "default_first_move_ms")]
-    pub first_move_ms: u64,
-    /// Faults that forfeit a match.
-    #[serde(default = "default_fault_limit")]
-    pub fault_limit: u32,
+/// How a baseline seat is written among entrant ids: `baseline:NAME`, where
+/// NAME is one of the game's [`baselines`](arena_engine::GameEntry::baselines).
+///
+/// A [`Pairing`] lists a baseline seat under this id so that a pairing stays
+/// a plain list of ids; no submission hash (lowercase hex) can start with it.
+/// Baseline seats fill groups the field cannot fill, are leased with an empty
+/// submission and the baseline's name, and score for no one (see
+/// [`standings`](crate::standings)).
+pub const BASELINE_PREFIX: &str = "baseline:";
+
+/// The entrant id of the baseline `name` (`baseline:NAME`).
+pub fn baseline_id(name: &str) -> EntrantId {
+    format!("{BASELINE_PREFIX}{name}")
 }
 
-fn default_move_ms() -> u64 {
-    150
+/// The baseline an entrant id stands for (`baseline:sprawl` → `sprawl`), or
+/// `None` for a submission.
+pub fn baseline_name(id: &str) -> Option<&str> {
+    id.strip_prefix(BASELINE_PREFIX)
 }
 
-fn default_first_move_ms() -> u64 {
-    10_000
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn default_fault_limit() -> u32 {
-    50
-}
-
-impl Default for MatchLimits {
-    fn default() -> Self {
-        Self {
-            move_ms: default_move_ms(),
-            first_move_ms: default_first_move_ms(),
-            fault_limit: default_fault_limit(),
-        }
+    #[test]
+    fn baseline_ids_round_trip() {
+        assert_eq!(baseline_id("sprawl"), "baseline:sprawl");
+        assert_eq!(baseline_name(&baseline_id("crown")), Some("crown"));
+        assert_eq!(baseline_name(&crate::submission_id(b"bot")), None);
     }
 }

@@ -2,8 +2,8 @@
 //!
 //! ```toml
 //! name = "Autumn cup"
-//! game = "generals"          # the default
-//! seats = 2                  # the default
+//! game = "generals"          # the default; see `arena games`
+//! seats = 2                  # default: the game's first seat count
 //! seed = 42                  # base of every map seed
 //!
 //! [format]
@@ -11,60 +11,106 @@
 //! cycles = 1
 //! games_per_pairing = 2
 //!
-//! [limits]                   # optional; the competition's defaults
+//! [rules]                    # optional; the game's options (none for generals)
+//!
+//! [limits]                   # optional; each key defaults to the game's own
 //! move_ms = 150
 //! first_move_ms = 10000
 //! fault_limit = 50
+//! reply_cap = 4096
 //!
 //! [[bots]]
 //! name = "starter-python"
 //! path = "bots/starter-python"   # relative to the file
 //! ```
+//!
+//! Parsing reads the text as a [`FileText`] (what was typed, nothing
+//! resolved), then resolves it against the game's registry entry into a
+//! [`TournamentFile`]: the game found, the seat count checked, the rules
+//! complete and checked, the limits complete. Defaults come from the game's
+//! entry and from nowhere else.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use arena_engine::Rules;
+use arena_engine::registry::limits::LimitError;
+use arena_engine::registry::{self, LimitOverrides, Limits, RuleValue, RulesError, SetupError};
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Format, MatchLimits};
+use crate::model::Format;
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A tournament file as written: checked for shape only. Absent keys stay
+/// absent, so [`TournamentFile`] can fill them from the game.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TournamentFile {
+pub struct FileText {
+    /// Display name; must not be blank.
     pub name: String,
-    #[serde(default = "default_game")]
-    pub game: String,
-    #[serde(default = "default_seats")]
-    pub seats: usize,
+    /// Absent: [`registry::DEFAULT_GAME`].
+    #[serde(default)]
+    pub game: Option<String>,
+    /// Absent: the game's first accepted seat count.
+    #[serde(default)]
+    pub seats: Option<usize>,
+    /// Base of every map seed; absent: 0.
     #[serde(default)]
     pub seed: u64,
+    /// Round robin or Swiss, with that format's parameters.
     pub format: Format,
+    /// The game's options as typed; checked against the game on resolve.
     #[serde(default)]
-    pub limits: MatchLimits,
+    pub rules: BTreeMap<String, toml::Value>,
+    /// Overrides of the game's limits; an unknown key is a parse error.
+    #[serde(default)]
+    pub limits: LimitOverrides,
+    /// The environment id matches must be played in; absent: any worker.
+    #[serde(default)]
+    pub environment: Option<String>,
+    /// The field, in seeding order.
+    pub bots: Vec<BotEntry>,
+}
+
+/// A checked tournament file: the game exists, the seats fit it, and the
+/// rules and limits are complete (the game's defaults filled in). Written
+/// back out with [`TournamentFile::to_toml`], it parses to itself.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TournamentFile {
+    /// Display name.
+    pub name: String,
+    /// A registered game's name.
+    pub game: String,
+    /// Seats per match, one the game accepts.
+    pub seats: usize,
+    /// Base of every map seed.
+    pub seed: u64,
+    /// Round robin or Swiss, with that format's parameters.
+    pub format: Format,
     /// The environment id matches must be played in (see `arena worker`'s
     /// report); absent: any worker.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub environment: Option<String>,
+    /// Every option of the game, resolved.
+    pub rules: Rules,
+    /// The limits every match is played under, resolved.
+    pub limits: Limits,
+    /// The field, in seeding order; at least one bot, and one per seat
+    /// unless the game has baselines.
     pub bots: Vec<BotEntry>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BotEntry {
+    /// Display name, unique in the file.
     pub name: String,
     /// The bot directory; relative paths are relative to the file.
     pub path: PathBuf,
 }
 
-fn default_game() -> String {
-    "generals".to_owned()
-}
-
-fn default_seats() -> usize {
-    2
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum TournamentFileError {
+    // Reading and parsing.
     #[error("cannot read {path}")]
     Read {
         path: PathBuf,
@@ -75,6 +121,13 @@ pub enum TournamentFileError {
         path: PathBuf,
         source: toml::de::Error,
     },
+    // Resolving against the game.
+    #[error("invalid tournament")]
+    Game(#[from] SetupError),
+    #[error("invalid tournament")]
+    Rules(#[from] RulesError),
+    #[error("invalid tournament")]
+    Limits(#[from] LimitError),
     #[error("invalid tournament: {0}")]
     Invalid(String),
 }
@@ -102,34 +155,58 @@ impl TournamentFile {
         Ok(file)
     }
 
-    /// The file as TOML text.
+    /// The file as TOML text, every default written out.
     pub fn to_toml(&self) -> Result<String, toml::ser::Error> {
         toml::to_string(self)
     }
 
     /// Parses and checks the text of a tournament file.
     pub fn parse(text: &str) -> Result<TournamentFile, TournamentFileError> {
-        let file: TournamentFile =
-            toml::from_str(text).map_err(|source| TournamentFileError::Parse {
-                path: PathBuf::from("<text>"),
-                source,
-            })?;
-        file.validate()?;
+        let file: FileText = toml::from_str(text).map_err(|source| TournamentFileError::Parse {
+            path: PathBuf::from("<text>"),
+            source,
+        })?;
+        Self::resolve(file)
+    }
+
+    /// Resolves a file's text against its game's registry entry.
+    pub fn resolve(text: FileText) -> Result<TournamentFile, TournamentFileError> {
+        let game = text.game.as_deref().unwrap_or(registry::DEFAULT_GAME);
+        let entry = registry::find(game)?;
+        let seats = match text.seats {
+            Some(seats) => seats,
+            // Every entry declares at least one count; 0 fails the check below.
+            None => entry.seats.first().copied().unwrap_or(0),
+        };
+        entry.check_seats(seats)?;
+        let rules = entry.rules(&rule_values(&text.rules)?)?;
+        let limits = entry.limits.with(&text.limits)?;
+        let file = TournamentFile {
+            name: text.name,
+            game: entry.name.to_owned(),
+            seats,
+            seed: text.seed,
+            format: text.format,
+            environment: text.environment,
+            rules,
+            limits,
+            bots: text.bots,
+        };
+        file.validate(!entry.baselines.is_empty())?;
         Ok(file)
     }
 
-    fn validate(&self) -> Result<(), TournamentFileError> {
+    fn validate(&self, has_baselines: bool) -> Result<(), TournamentFileError> {
         let invalid = |m: String| Err(TournamentFileError::Invalid(m));
         if self.name.trim().is_empty() {
             return invalid("the name is empty".into());
         }
-        if self.game != "generals" {
-            return invalid(format!("unknown game {:?} (known: generals)", self.game));
+        if self.bots.is_empty() {
+            return invalid("a tournament needs at least one bot".into());
         }
-        if self.seats != 2 {
-            return invalid(format!("generals is played by 2 seats, not {}", self.seats));
-        }
-        if self.bots.len() < self.seats {
+        // Baselines fill the seats bots leave empty; without them every
+        // seat needs a bot.
+        if self.bots.len() < self.seats && !has_baselines {
             return invalid(format!(
                 "{} bots cannot fill {} seats",
                 self.bots.len(),
@@ -149,12 +226,30 @@ impl TournamentFile {
                 invalid("cycles and games_per_pairing must be at least 1".into())
             }
             Format::Swiss { rounds: 0 } => invalid("a Swiss tournament needs rounds".into()),
-            _ if self.limits.move_ms == 0 || self.limits.first_move_ms == 0 => {
-                invalid("move deadlines must be positive".into())
-            }
             _ => Ok(()),
         }
     }
+}
+
+/// The `[rules]` table as option values: TOML booleans and integers; any
+/// other type is refused by key.
+fn rule_values(table: &BTreeMap<String, toml::Value>) -> Result<Rules, RulesError> {
+    let mut rules = BTreeMap::new();
+    for (key, value) in table {
+        let value = match value {
+            toml::Value::Boolean(b) => RuleValue::Bool(*b),
+            toml::Value::Integer(i) => RuleValue::Int(*i),
+            other => {
+                return Err(RulesError::Type {
+                    key: key.clone(),
+                    expected: "true, false or an integer",
+                    got: other.to_string(),
+                });
+            }
+        };
+        rules.insert(key.clone(), value);
+    }
+    Ok(Rules(rules))
 }
 
 #[cfg(test)]
@@ -179,9 +274,11 @@ path = "/abs/b"
     #[test]
     fn parses_the_documented_example() {
         let file = TournamentFile::parse(EXAMPLE).unwrap();
-        assert_eq!(file.game, "generals");
-        assert_eq!(file.seats, 2);
-        assert_eq!(file.limits, MatchLimits::default());
+        let entry = registry::find(registry::DEFAULT_GAME).unwrap();
+        assert_eq!(file.game, registry::DEFAULT_GAME);
+        assert_eq!(file.seats, entry.seats[0]);
+        assert_eq!(file.limits, entry.limits);
+        assert_eq!(file.rules, entry.rules(&Rules::default()).unwrap());
         assert_eq!(
             file.format,
             Format::RoundRobin {
@@ -192,14 +289,21 @@ path = "/abs/b"
     }
 
     #[test]
+    fn written_out_it_parses_to_itself() {
+        let text = EXAMPLE.replace("seed = 7", "seed = 7\n[limits]\nmove_ms = 20");
+        let file = TournamentFile::parse(&text).unwrap();
+        assert_eq!(file.limits.move_ms, 20);
+        let again = TournamentFile::parse(&file.to_toml().unwrap()).unwrap();
+        assert_eq!(again, file);
+    }
+
+    #[test]
     fn relative_bot_paths_follow_the_file() {
-        let dir = std::env::temp_dir().join(format!("arena-tf-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.toml");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.toml");
         std::fs::write(&path, EXAMPLE).unwrap();
         let file = TournamentFile::load(&path).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
-        assert_eq!(file.bots[0].path, dir.join("bots/a"));
+        assert_eq!(file.bots[0].path, dir.path().join("bots/a"));
         assert_eq!(file.bots[1].path, PathBuf::from("/abs/b"));
     }
 
@@ -215,7 +319,7 @@ path = "/abs/b"
             (&EXAMPLE.replace("name = \"b\"", "name = \"a\""), "two bots"),
             (
                 &EXAMPLE.replace("seed = 7", "seed = 7\ngame = \"chess\""),
-                "unknown game",
+                "unknown game \"chess\" (registered: generals",
             ),
         ] {
             let err = TournamentFile::parse(text).unwrap_err();

@@ -2,8 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use arena_coordinator::model::{EntrantId, ForfeitReason, MatchRecord, SeatResult};
+use arena_coordinator::model::{EntrantId, MatchRecord, SeatResult, baseline_id};
 use arena_coordinator::standings::{StandingRow, Standings, StandingsError, compute};
+use arena_engine::{Forfeit, placement_points};
 use proptest::prelude::*;
 
 fn entrants(ids: &[&str]) -> Vec<(EntrantId, String)> {
@@ -161,6 +162,102 @@ fn four_seat_games_with_ties() {
     }
 }
 
+/// A match as a worker reports it: ranks, and the game's points for them.
+fn reported(id: &str, round: u32, seats: &[(&str, u32)]) -> MatchRecord {
+    let mut record = game(id, round, seats);
+    let ranks: Vec<u32> = seats.iter().map(|s| s.1).collect();
+    for (seat, points) in record.seats.iter_mut().zip(placement_points(&ranks)) {
+        seat.score = points;
+        if let Some(name) = arena_coordinator::model::baseline_name(&seat.entrant) {
+            seat.baseline = Some(name.to_owned());
+        }
+    }
+    record
+}
+
+#[test]
+fn a_four_seat_tie_for_first_row_by_row() {
+    let matches = [reported("g1", 0, &[("p", 0), ("q", 0), ("r", 2), ("s", 3)])];
+    let s = compute(&entrants(&["p", "q", "r", "s"]), &matches, &[]).expect("valid");
+    // Places 0 and 1 shared: (3 - 0.5) / 3 = 5/6 each; then 1/3 and 0.
+    // Buchholz: the other three's totals. SB: co-player's total times
+    // 1 ahead, ½ tied: p gets ½ · 5/6 (q) + 1/3 (r) + 0 (s) = 3/4.
+    let expected = [
+        ("p", 1, 5.0 / 6.0, 7.0 / 6.0, 0.75, (0, 1, 0)),
+        ("q", 1, 5.0 / 6.0, 7.0 / 6.0, 0.75, (0, 1, 0)),
+        ("r", 3, 1.0 / 3.0, 5.0 / 3.0, 0.0, (0, 0, 1)),
+        ("s", 4, 0.0, 2.0, 0.0, (0, 0, 1)),
+    ];
+    assert_eq!(s.rows.len(), expected.len());
+    for (row, (id, rank, points, buchholz, sb, (w, d, l))) in s.rows.iter().zip(expected) {
+        assert_eq!(row.entrant, id);
+        assert_eq!(row.rank, rank, "{id}");
+        assert_close(row.points, points);
+        assert_close(row.buchholz, buchholz);
+        assert_close(row.sonneborn_berger, sb);
+        assert_eq!((row.wins, row.draws, row.losses), (w, d, l), "{id} w/d/l");
+        assert_eq!(row.games, 1, "{id}");
+    }
+    // The points are the game's own, as reported.
+    for seat in &matches[0].seats {
+        assert_close(row(&s, &seat.entrant).points, seat.score);
+    }
+    // Tied seats share an outcome; the order below is strict.
+    let mu = |id| row(&s, id).rating_mu;
+    assert_eq!(mu("p"), mu("q"));
+    assert!(mu("q") > mu("r") && mu("r") > mu("s"), "{s:?}");
+    assert!(row(&s, "p").rating_conservative > row(&s, "r").rating_conservative);
+}
+
+#[test]
+fn baseline_seats_are_no_row_and_score_for_no_one() {
+    let sprawl = baseline_id("sprawl");
+    let matches = [
+        // a first, b third, behind a baseline: a 1, b 1/3; the baseline's
+        // 2/3 and 0 go to nobody.
+        reported("g1", 0, &[("a", 0), (&sprawl, 1), ("b", 2), (&sprawl, 3)]),
+        // A baseline wins; a and b share second: (3 - 1.5) / 3 = ½ each.
+        reported("g2", 1, &[(&sprawl, 0), ("b", 1), ("a", 1), (&sprawl, 3)]),
+    ];
+    let s = compute(&entrants(&["a", "b", "c"]), &matches, &[]).expect("valid");
+    let ids: Vec<&str> = s.rows.iter().map(|r| r.entrant.as_str()).collect();
+    assert_eq!(ids, ["a", "b", "c"], "no baseline row");
+    let total: f64 = s.rows.iter().map(|r| r.points).sum();
+    assert_close(total, 1.0 + 1.0 / 3.0 + 0.5 + 0.5);
+    let (a, b, c) = (row(&s, "a"), row(&s, "b"), row(&s, "c"));
+    assert_close(a.points, 1.5);
+    assert_close(b.points, 1.0 / 3.0 + 0.5);
+    assert_eq!(c.points, 0.0);
+    // Only entrants are co-players: each game adds the other entrant once.
+    assert_close(a.buchholz, 2.0 * b.points);
+    assert_close(b.buchholz, 2.0 * a.points);
+    // SB: a ahead of b in g1 (1 × b), tied in g2 (½ × b).
+    assert_close(a.sonneborn_berger, 1.5 * b.points);
+    assert_close(b.sonneborn_berger, 0.5 * a.points);
+    // Second behind a baseline is no win: wins count first places.
+    assert_eq!((a.wins, a.draws, a.losses), (1, 0, 1));
+    assert_eq!((b.wins, b.draws, b.losses), (0, 0, 2));
+    assert_eq!(a.games, 2);
+    // Rated as a ranking of a and b alone: a beat b, then they tied.
+    assert!(a.rating_mu > b.rating_mu);
+    assert_eq!(c.rating_sigma, 25.0 / 3.0);
+}
+
+#[test]
+fn a_lone_entrant_among_baselines_scores_but_is_not_rated() {
+    let crown = baseline_id("crown");
+    let matches = [reported(
+        "g1",
+        0,
+        &[(&crown, 0), ("a", 1), (&crown, 2), (&crown, 3)],
+    )];
+    let s = compute(&entrants(&["a"]), &matches, &[]).expect("valid");
+    assert_eq!(s.rows.len(), 1);
+    assert_close(s.rows[0].points, 2.0 / 3.0);
+    assert_eq!(s.rows[0].buchholz, 0.0);
+    assert_eq!(s.rows[0].rating_sigma, 25.0 / 3.0, "no rating update");
+}
+
 #[test]
 fn shared_first_place_counts_as_a_draw_and_thirds_add_up() {
     let matches = [
@@ -195,27 +292,24 @@ fn forfeits_and_faults_add_up() {
     let mut m1 = win("m1", 0, "a", "b");
     m1.seats[0].timeouts = 2;
     m1.seats[0].malformed = 1;
-    m1.seats[1].forfeit = Some(ForfeitReason::Crash);
+    m1.seats[1].forfeit = Some(Forfeit::Crash);
     m1.seats[1].timeouts = 5;
     let mut m2 = win("m2", 1, "a", "b");
-    m2.seats[1].forfeit = Some(ForfeitReason::Crash);
+    m2.seats[1].forfeit = Some(Forfeit::Crash);
     m2.seats[1].malformed = 3;
     let mut m3 = draw("m3", 2, "a", "b");
     m3.reason = "forfeit".to_owned();
-    m3.seats[0].forfeit = Some(ForfeitReason::BuildFailed);
-    m3.seats[1].forfeit = Some(ForfeitReason::Memory);
+    m3.seats[0].forfeit = Some(Forfeit::BuildFailed);
+    m3.seats[1].forfeit = Some(Forfeit::Memory);
     let s = compute(&entrants(&["a", "b"]), &[m1, m2, m3], &[]).expect("valid");
 
     let (a, b) = (row(&s, "a"), row(&s, "b"));
     assert_eq!((a.timeouts, a.malformed), (2, 1));
     assert_eq!((b.timeouts, b.malformed), (5, 3));
-    assert_eq!(
-        a.forfeits,
-        BTreeMap::from([(ForfeitReason::BuildFailed, 1)])
-    );
+    assert_eq!(a.forfeits, BTreeMap::from([(Forfeit::BuildFailed, 1)]));
     assert_eq!(
         b.forfeits,
-        BTreeMap::from([(ForfeitReason::Crash, 2), (ForfeitReason::Memory, 1)])
+        BTreeMap::from([(Forfeit::Crash, 2), (Forfeit::Memory, 1)])
     );
     assert_eq!((a.wins, a.draws, a.losses), (2, 1, 0));
 }
@@ -488,7 +582,7 @@ fn csv_has_a_header_forfeit_columns_and_escaped_names() {
         ("d".to_owned(), "plain".to_owned()),
     ];
     let mut m = win("m1", 0, "a", "b");
-    m.seats[1].forfeit = Some(ForfeitReason::BuildFailed);
+    m.seats[1].forfeit = Some(Forfeit::BuildFailed);
     m.seats[1].timeouts = 4;
     let s = compute(&people, &[m, draw("m2", 0, "c", "d")], &[]).expect("valid");
     let csv = s.to_csv();
@@ -541,7 +635,7 @@ fn csv_has_a_header_forfeit_columns_and_escaped_names() {
 #[test]
 fn json_round_trips_with_stable_field_names() {
     let mut matches = round_robin();
-    matches[0].seats[1].forfeit = Some(ForfeitReason::BuildFailed);
+    matches[0].seats[1].forfeit = Some(Forfeit::BuildFailed);
     matches[0].seats[1].malformed = 2;
     let s = compute(
         &entrants(&["a", "b", "c", "d"]),
@@ -613,7 +707,7 @@ fn table_aligns_columns_and_keeps_rows_on_one_line() {
     ];
     let mut m = win("m1", 0, "a", "b");
     m.seats[1].timeouts = 3;
-    m.seats[1].forfeit = Some(ForfeitReason::Faults);
+    m.seats[1].forfeit = Some(Forfeit::Faults);
     let s = compute(&people, &[m, draw("m2", 1, "c", "a")], &[]).expect("valid");
     let table = s.to_table();
     let lines: Vec<&str> = table.lines().collect();

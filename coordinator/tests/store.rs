@@ -11,11 +11,15 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use arena_coordinator::model::{Format, MatchRecord, Pairing, SeatResult};
+use std::collections::BTreeMap;
+
+use arena_coordinator::model::{Format, MatchRecord, Pairing, SeatResult, baseline_id};
 use arena_coordinator::store::{
     CompleteOutcome, Entrant, MatchInfo, MatchState, RedisStore, ScheduledMatch, Status, Store,
     StoreError, TournamentSpec, WorkerInfo, keys,
 };
+use arena_engine::registry::{Limits, RuleValue, Rules};
+use arena_engine::{Forfeit, placement_points};
 use sha2::{Digest, Sha256};
 
 /// Stamps each named test for both backends.
@@ -61,6 +65,9 @@ conformance!(
     submissions_round_trip,
     workers_alive_window,
     concurrent_completes_accept_exactly_one,
+    records_keep_every_field,
+    pairing_reads_back_what_was_scheduled,
+    lease_counts_baseline_seats_as_built,
 );
 
 // Fixtures.
@@ -77,7 +84,18 @@ fn spec(id: &str) -> TournamentSpec {
             games_per_pairing: 2,
         },
         seats: 2,
-        limits: Default::default(),
+        // Not the game's defaults, and rules it does not declare: the store
+        // keeps whatever it is given, resolved or not.
+        rules: Rules(BTreeMap::from([
+            ("blitz".to_owned(), RuleValue::Bool(true)),
+            ("turns".to_owned(), RuleValue::Int(-3)),
+        ])),
+        limits: Limits {
+            first_move_ms: 9_001,
+            move_ms: 77,
+            fault_limit: 3,
+            reply_cap: 65_536,
+        },
         environment: None,
         // Above 2^53, to catch any backend that passes seeds through a double.
         base_seed: u64::MAX - 7,
@@ -154,6 +172,47 @@ const CD: &[&str] = &["c", "d"];
 const AC: &[&str] = &["a", "c"];
 
 // The suite.
+
+/// A four-seat record with everything a seat can carry: a shared first
+/// place, a baseline seat, points that are not short decimals, teams,
+/// forfeits and game counters.
+fn full_record(match_id: &str) -> MatchRecord {
+    let ranks = [0, 0, 2, 3];
+    let points = placement_points(&ranks);
+    let entrants = [
+        "a".to_owned(),
+        "b".to_owned(),
+        "c".to_owned(),
+        baseline_id("sprawl"),
+    ];
+    MatchRecord {
+        match_id: match_id.to_owned(),
+        round: 0,
+        seats: entrants
+            .iter()
+            .zip(ranks)
+            .zip(points)
+            .enumerate()
+            .map(|(i, ((entrant, rank), score))| SeatResult {
+                entrant: entrant.clone(),
+                rank,
+                score,
+                team: i as u32 % 2,
+                forfeit: (i == 2).then_some(Forfeit::BuildFailed),
+                baseline: (i == 3).then(|| "sprawl".to_owned()),
+                stats: BTreeMap::from([
+                    ("invalid_moves".to_owned(), i as u64),
+                    ("cities".to_owned(), u64::MAX - i as u64),
+                ]),
+                timeouts: 1 + i as u32,
+                malformed: 2 * i as u32,
+                moves: 240,
+            })
+            .collect(),
+        reason: "last_general_standing".to_owned(),
+        turns: 240,
+    }
+}
 
 async fn tournaments_create_get_and_refuse_duplicates(store: Store) {
     assert_eq!(store.tournament("t1").await.unwrap(), None);
@@ -833,6 +892,55 @@ async fn workers_alive_window(store: Store) {
     bigger.cores = 16;
     store.register_worker(bigger.clone(), HOUR).await.unwrap();
     assert_eq!(store.workers(HOUR, 600).await.unwrap(), vec![bigger]);
+}
+
+async fn records_keep_every_field(store: Store) {
+    let b = baseline_id("sprawl");
+    with_round(&store, "t", &[("m0", &["a", "b", "c", &b])]).await;
+    let lease = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
+    let record = full_record("m0");
+    let outcome = store.complete("m0", &lease.lease_id, record.clone(), None);
+    assert_eq!(outcome.await.unwrap(), CompleteOutcome::Accepted);
+    let stored = store.results("t").await.unwrap();
+    assert_eq!(stored, vec![record]);
+    // Bit for bit: the points are thirds, which a lossy float would change.
+    let scores: Vec<u64> = stored[0].seats.iter().map(|s| s.score.to_bits()).collect();
+    let expected: Vec<u64> = placement_points(&[0, 0, 2, 3])
+        .iter()
+        .map(|p| p.to_bits())
+        .collect();
+    assert_eq!(scores, expected);
+    let matches = store.matches("t").await.unwrap();
+    assert_eq!(
+        matches[0].state,
+        MatchState::Done {
+            reason: "last_general_standing".to_owned(),
+            ranks: vec![0, 0, 2, 3],
+        }
+    );
+}
+
+async fn pairing_reads_back_what_was_scheduled(store: Store) {
+    let b = baseline_id("crown");
+    with_round(&store, "t", &[("m0", AB), ("m1", &["c", &b, &b, "d"])]).await;
+    assert_eq!(
+        store.pairing("m1").await.unwrap(),
+        Some(pairing(&["c", &b, &b, "d"], u64::MAX - 1))
+    );
+    assert_eq!(store.pairing("m0").await.unwrap().unwrap().seats, owned(AB));
+    assert_eq!(store.pairing("zz").await.unwrap(), None);
+    // Leasing and finishing a match do not change its pairing.
+    let lease = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
+    let done = store.complete("m0", &lease.lease_id, record("m0", 0, 5), None);
+    assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
+    assert_eq!(store.pairing("m0").await.unwrap().unwrap().seats, owned(AB));
+}
+
+async fn lease_counts_baseline_seats_as_built(store: Store) {
+    let b = baseline_id("sprawl");
+    with_round(&store, "t", &[("m0", AB), ("m1", &["c", &b, &b, "d"])]).await;
+    // c and d are built and a baseline needs no build: m1 is fully cached.
+    assert_eq!(next_match(&store, &owned(&["c", "d"])).await, "m1");
 }
 
 async fn concurrent_completes_accept_exactly_one(store: Store) {

@@ -1,18 +1,31 @@
 //! Arena's games as pure, deterministic rules.
 //!
 //! Layout: [`game`] defines the [`Game`] trait the match runner is generic over
-//! (N seats, text frames in, one reply line per seat out) and the [`Outcome`] a
-//! finished game reports. [`rng`] is the only source of randomness: a small
-//! seeded generator whose output is fixed forever, so a seed names one map on
-//! every machine and every version. [`generals`] is the Generals Competition
-//! ruleset: board state, action parsing, the step function, fog-of-war frames
-//! and the map generator.
+//! (N seats, frames out, one reply line per due seat in) and the [`Outcome`] a
+//! finished game reports (placements, scores, teams). [`verdict`] names the
+//! faults and forfeits the runner decides. [`session`] wraps any game as a
+//! [`Match`] that takes and gives bytes and records what it applied, and
+//! [`replay`] re-simulates that record. [`registry`] is the one list of
+//! games: names, seats, options, limits, runtimes, constructors. [`rng`] is
+//! the only source of randomness: a small seeded generator whose output is
+//! fixed forever, so a seed names one map on every machine and every version.
+//!
+//! Games, one module each: [`generals`] (the Generals Competition ruleset)
+//! and [`generals_ffa`] (four-player free-for-all with plans and a captain).
 //!
 //! Nothing here touches files, clocks, threads or the network, and iteration
 //! never depends on hash order: the same inputs give the same bytes.
 
 pub mod game;
 pub mod generals;
+pub mod generals_ffa;
+pub mod registry;
+pub mod replay;
 pub mod rng;
+pub mod session;
+pub mod verdict;
 
-pub use game::{Game, Malformed, Outcome, Seat};
+pub use game::{Game, Malformed, Outcome, Seat, placement_points};
+pub use registry::{GameEntry, Rules};
+pub use session::{Match, Session};
+pub use verdict::{FaultCounts, FaultKind, Forfeit};

@@ -183,7 +183,7 @@ fn replay(fx: &Fixture) -> Result<(), String> {
             .actions
             .map(|fields| Action::try_from(fields).unwrap_or(Action::PASS));
         let before = snapshot(&game);
-        outcome = game.step(&actions);
+        outcome = game.step(&actions.map(Some));
         let after = snapshot(&game);
 
         let mut changes = Vec::new();

@@ -68,7 +68,7 @@ proptest! {
 
         let mut again = initial;
         for pair in &actions {
-            again.step(pair);
+            again.step(&pair.map(Some));
         }
         prop_assert_eq!(&again, &finished);
     }
@@ -78,7 +78,7 @@ proptest! {
         let params = Params { max_turns: 60, ..Params::default() };
         let (_, _, finished) = play_random(seed, params);
         let mut after = finished.clone();
-        let moved = after.step(&[Action::build(0, 0), Action::PASS]);
+        let moved = after.step(&[Some(Action::build(0, 0)), Some(Action::PASS)]);
         prop_assert_eq!(moved.as_ref(), finished.outcome());
         prop_assert_eq!(after, finished);
     }
@@ -86,7 +86,7 @@ proptest! {
     #[test]
     fn any_reply_bytes_parse_without_panicking(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
         let game = Generals::from_seed(1, Params::default());
-        let _ = game.parse_action(&bytes);
+        let _ = game.parse_action(0, &bytes);
     }
 }
 

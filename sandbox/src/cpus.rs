@@ -117,6 +117,33 @@ impl CoreAllocator {
         Ok(())
     }
 
+    /// How many cores bots may be given (every core but the runner's in
+    /// dedicated mode).
+    pub fn bot_core_count(&self) -> usize {
+        self.bot_cores.len()
+    }
+
+    /// Cores for one confined process when one may be busy: a dedicated
+    /// core while one is free, otherwise every bot core, shared, with a
+    /// logged warning. A caller that plans its matches by cores (the worker
+    /// daemon) only gets here for a match with more bots than bot cores.
+    pub fn lease_or_share(&self) -> CoreLease {
+        match self.lease() {
+            Ok(lease) => lease,
+            Err(_) => {
+                eprintln!(
+                    "arena-sandbox: shared-core fallback: all {} bot core(s) are taken; \
+                     this bot shares them (every other limit still applies)",
+                    self.bot_cores.len()
+                );
+                CoreLease {
+                    cores: self.bot_cores.clone(),
+                    pool: None,
+                }
+            }
+        }
+    }
+
     /// Cores for one confined process, held until the lease drops.
     pub fn lease(&self) -> Result<CoreLease, CpuError> {
         match self.mode {
@@ -179,6 +206,14 @@ mod tests {
         all.sort_unstable();
         assert_eq!(all, vec![1, 2, 3], "exclusive, and never the runner's");
         assert!(matches!(cores.lease(), Err(CpuError::Exhausted(3))));
+        // More bots than cores: the extra one shares every bot core.
+        let shared = cores.lease_or_share();
+        assert_eq!(shared.cores(), &[1, 2, 3]);
+        drop(shared);
+        assert!(
+            matches!(cores.lease(), Err(CpuError::Exhausted(3))),
+            "nothing returned"
+        );
         drop(b);
         assert_eq!(cores.lease().unwrap().cores().len(), 1);
     }

@@ -13,11 +13,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use arena_engine::generals::{Generals, Params};
+use arena_engine::registry::{self, Limits};
+use arena_engine::{Forfeit, Match, Rules};
 use arena_proto::v1::worker_client::WorkerClient;
 use arena_proto::v1::{
-    FetchSubmissionRequest, HeartbeatRequest, LeaseRequest, LeasedMatch, RegisterRequest,
-    ReportFailureRequest, ReportOutcome, ReportResultRequest, SeatResult,
+    FetchSubmissionRequest, Forfeit as WireForfeit, HeartbeatRequest, LeaseRequest, LeasedMatch,
+    RegisterRequest, ReportFailureRequest, ReportOutcome, ReportResultRequest, SeatResult,
 };
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -28,7 +29,7 @@ use tracing::Instrument;
 
 use crate::launcher::{BotSpec, Launcher};
 use crate::metrics::WorkerMetrics;
-use crate::referee::{RunnerConfig, play_match};
+use crate::referee::{RunnerConfig, SeatSpec, play_match};
 use crate::report::MatchReport;
 use crate::submission;
 
@@ -42,8 +43,14 @@ pub struct WorkerOptions {
     /// Bearer token admitting this worker.
     pub token: String,
     pub worker_id: String,
-    /// Matches played at once.
+    /// Matches played at once, at most.
     pub slots: usize,
+    /// Cores bots may be pinned to, one each, when the launcher gives bots
+    /// dedicated cores; `None` in shared-core mode. A leased match waits
+    /// until one core per bot process is free, so matches of different seat
+    /// counts share the worker without oversubscribing it; a match with more
+    /// bots than this plays with the extra bots sharing (logged).
+    pub bot_cores: Option<usize>,
     /// Cores and memory announced to the coordinator.
     pub cores: u32,
     pub memory_mb: u64,
@@ -174,6 +181,9 @@ pub async fn run(
         })?
         .into_inner();
 
+    let core_budget = options
+        .bot_cores
+        .map(|n| Arc::new(tokio::sync::Semaphore::new(n.max(1))));
     let in_flight: Arc<Mutex<BTreeSet<String>>> = Arc::default();
     let summary: Arc<Mutex<WorkerSummary>> = Arc::default();
     let heartbeat_stop = CancellationToken::new();
@@ -238,6 +248,7 @@ pub async fn run(
             cached: Arc::clone(&cached),
             summary: Arc::clone(&summary),
             metrics: metrics.clone(),
+            core_budget: core_budget.clone(),
         };
         tracker.spawn(
             async move {
@@ -315,6 +326,8 @@ struct Job {
     cached: Arc<Mutex<BTreeSet<String>>>,
     summary: Arc<Mutex<WorkerSummary>>,
     metrics: WorkerMetrics,
+    /// One permit per bot core (see [`WorkerOptions::bot_cores`]).
+    core_budget: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 impl Job {
@@ -363,12 +376,14 @@ impl Job {
         &mut self,
         leased: &LeasedMatch,
     ) -> Result<(MatchReport, Vec<u8>, f64), String> {
-        // Before fetching anything: a game this worker cannot play needs no bots.
-        if leased.game != "generals" {
-            return Err(format!("this worker cannot play game {:?}", leased.game));
-        }
-        let mut bots = Vec::with_capacity(leased.seats.len());
+        // Before fetching anything: a match this worker cannot set up needs no bots.
+        let (game, config) = setup_match(leased)?;
+        let mut seats = Vec::with_capacity(leased.seats.len());
         for seat in &leased.seats {
+            if !seat.baseline.is_empty() {
+                seats.push(SeatSpec::Baseline(seat.baseline.clone()));
+                continue;
+            }
             let span = tracing::info_span!(
                 "fetch",
                 submission = %seat.submission,
@@ -379,18 +394,12 @@ impl Job {
                 .submission_dir(&seat.submission)
                 .instrument(span)
                 .await?;
-            bots.push(BotSpec {
+            seats.push(SeatSpec::Bot(BotSpec {
                 name: seat.name.clone(),
                 dir,
-            });
+            }));
         }
-        let game = Generals::from_seed(leased.seed, Params::default());
-        let config = RunnerConfig {
-            per_move: Duration::from_millis(leased.move_ms.max(1)),
-            first_move: Duration::from_millis(leased.first_move_ms.max(1)),
-            fault_limit: leased.fault_limit.max(1),
-            ..RunnerConfig::default()
-        };
+        let _cores = self.reserve_cores(&seats).await?;
         let launcher = Arc::clone(&self.launcher);
         let metrics = self.metrics.clone();
         let seed = leased.seed;
@@ -405,7 +414,7 @@ impl Job {
         let blocking_span = span.clone();
         let played = tokio::task::spawn_blocking(move || {
             blocking_span.in_scope(|| {
-                let output = play_match(game, seed, &bots, launcher.as_ref(), &config);
+                let output = play_match(game, seed, &seats, launcher.as_ref(), &config);
                 if let Ok(output) = &output {
                     metrics.record(output, started.elapsed().as_secs_f64());
                 }
@@ -420,8 +429,41 @@ impl Job {
         }
         drop(span);
         let output = played.map_err(|e| format!("{:#}", DisplayChain(&e)))?;
-        let replay = serde_json::to_vec(&output.replay).unwrap_or_default();
-        Ok((output.report, replay, started.elapsed().as_secs_f64()))
+        Ok((
+            output.report,
+            output.replay,
+            started.elapsed().as_secs_f64(),
+        ))
+    }
+
+    /// Waits until this match's bots can each have a core of their own
+    /// (baseline seats need none); the permits go back when dropped.
+    async fn reserve_cores(
+        &self,
+        seats: &[SeatSpec],
+    ) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, String> {
+        let (Some(budget), Some(total)) = (&self.core_budget, self.options.bot_cores) else {
+            return Ok(None);
+        };
+        let bots = seats
+            .iter()
+            .filter(|s| matches!(s, SeatSpec::Bot(_)))
+            .count();
+        let plan = CorePlan::for_match(bots, total);
+        if plan.shared {
+            eprintln!(
+                "arena worker: shared-core fallback: a match of {bots} bots on {total} bot core(s)"
+            );
+        }
+        if plan.cores == 0 {
+            return Ok(None);
+        }
+        let wanted = u32::try_from(plan.cores).unwrap_or(u32::MAX);
+        Arc::clone(budget)
+            .acquire_many_owned(wanted)
+            .await
+            .map(Some)
+            .map_err(|_| "the worker is shutting down".to_owned())
     }
 
     /// The unpacked submission `hash`, fetched from the coordinator if needed.
@@ -484,20 +526,17 @@ impl Job {
             .zip(&leased.seats)
             .map(|(p, seat)| SeatResult {
                 submission: seat.submission.clone(),
-                rank: match report.winner {
-                    Some(w) if w != p.seat => 1,
-                    _ => 0,
-                },
-                forfeit: p
-                    .forfeit
-                    .and_then(|f| serde_json::to_value(f).ok())
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default(),
+                baseline: seat.baseline.clone(),
+                rank: p.rank,
+                score: p.score,
+                team: p.team.unwrap_or(0),
+                forfeit_kind: wire_forfeit(p.forfeit) as i32,
                 timeouts: p.faults.timeout,
                 malformed: p.faults.malformed,
                 moves: p.moves,
                 latency_p50_ms: p.latency_ms.p50,
                 latency_p99_ms: p.latency_ms.p99,
+                stats: p.stats.clone().into_iter().collect(),
             })
             .collect();
         let request = ReportResultRequest {
@@ -554,6 +593,78 @@ impl Job {
     }
 }
 
+/// How many of a worker's bot cores one match holds while it plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct CorePlan {
+    /// Bot cores reserved: one per bot process, at most all of them.
+    cores: usize,
+    /// More bots than cores: some bots share (the logged fallback).
+    shared: bool,
+}
+
+impl CorePlan {
+    fn for_match(bots: usize, bot_cores: usize) -> Self {
+        Self {
+            cores: bots.min(bot_cores.max(1)),
+            shared: bots > bot_cores,
+        }
+    }
+}
+
+/// The game, its rules and the runner limits a lease asks for; `Err` when
+/// this worker cannot play it (an unknown game, rules it does not accept).
+fn setup_match(leased: &LeasedMatch) -> Result<(Box<dyn Match>, RunnerConfig), String> {
+    let entry =
+        registry::find(&leased.game).map_err(|e| format!("this worker cannot play: {e}"))?;
+    let rules: Rules = if leased.rules_json.is_empty() {
+        Rules::default()
+    } else {
+        serde_json::from_str(&leased.rules_json)
+            .map_err(|e| format!("the lease's rules are not a JSON table: {e}"))?
+    };
+    let game = entry
+        .create(leased.seed, leased.seats.len(), &rules)
+        .map_err(|e| format!("cannot set up the match: {e}"))?;
+    for seat in &leased.seats {
+        if !seat.baseline.is_empty() && !entry.has_baseline(&seat.baseline) {
+            return Err(format!(
+                "{} has no baseline {:?}",
+                entry.name, seat.baseline
+            ));
+        }
+    }
+    // Absent (zero) fields are the game's defaults: an older coordinator sends none.
+    let or = |v: u64, d: u64| if v == 0 { d } else { v };
+    let defaults = entry.limits;
+    let limits = Limits {
+        first_move_ms: or(leased.first_move_ms, defaults.first_move_ms),
+        move_ms: or(leased.move_ms, defaults.move_ms),
+        fault_limit: u32::try_from(or(
+            u64::from(leased.fault_limit),
+            u64::from(defaults.fault_limit),
+        ))
+        .unwrap_or(defaults.fault_limit),
+        reply_cap: u32::try_from(or(
+            u64::from(leased.reply_cap),
+            u64::from(defaults.reply_cap),
+        ))
+        .unwrap_or(defaults.reply_cap),
+    };
+    Ok((game, RunnerConfig::for_limits(&limits)))
+}
+
+/// The wire's forfeit enum for the engine's.
+fn wire_forfeit(forfeit: Option<Forfeit>) -> WireForfeit {
+    match forfeit {
+        None => WireForfeit::None,
+        Some(Forfeit::Crash) => WireForfeit::Crash,
+        Some(Forfeit::Exit) => WireForfeit::Exit,
+        Some(Forfeit::Memory) => WireForfeit::Memory,
+        Some(Forfeit::Faults) => WireForfeit::Faults,
+        Some(Forfeit::BuildFailed) => WireForfeit::BuildFailed,
+    }
+}
+
 /// Formats an error with its sources, for failure reasons sent over the wire.
 struct DisplayChain<'a>(&'a dyn std::error::Error);
 
@@ -566,5 +677,88 @@ impl std::fmt::Display for DisplayChain<'_> {
             source = s.source();
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arena_proto::v1::Seat;
+
+    #[test]
+    fn a_match_holds_one_core_per_bot_and_shares_only_beyond_the_machine() {
+        assert_eq!(
+            CorePlan::for_match(2, 7),
+            CorePlan {
+                cores: 2,
+                shared: false
+            }
+        );
+        assert_eq!(
+            CorePlan::for_match(4, 3),
+            CorePlan {
+                cores: 3,
+                shared: true
+            }
+        );
+        // Baseline seats need no core.
+        assert_eq!(CorePlan::for_match(0, 3).cores, 0);
+    }
+
+    fn leased(game: &str, seats: &[(&str, &str)]) -> LeasedMatch {
+        LeasedMatch {
+            game: game.to_owned(),
+            seed: 3,
+            seats: seats
+                .iter()
+                .map(|(submission, baseline)| Seat {
+                    submission: (*submission).to_owned(),
+                    name: (*submission).to_owned(),
+                    baseline: (*baseline).to_owned(),
+                })
+                .collect(),
+            rules_json: "{}".to_owned(),
+            ..LeasedMatch::default()
+        }
+    }
+
+    #[test]
+    fn leases_set_up_through_the_registry_with_the_games_defaults() {
+        let two = [("aa", ""), ("bb", "")];
+        let (game, config) = setup_match(&leased("generals", &two)).unwrap();
+        assert_eq!(game.seats(), 2);
+        let defaults = arena_engine::generals::ENTRY.limits;
+        assert_eq!(config.fault_limit, defaults.fault_limit);
+        assert_eq!(config.per_move.as_millis(), u128::from(defaults.move_ms));
+
+        let four = [("aa", ""), ("", "sprawl"), ("bb", ""), ("", "crown")];
+        let mut lease = leased("generals-ffa", &four);
+        lease.move_ms = 1234;
+        lease.rules_json = r#"{"blitz": true}"#.to_owned();
+        let (game, config) = setup_match(&lease).unwrap();
+        assert_eq!(game.name(), "generals-ffa");
+        assert_eq!(config.per_move.as_millis(), 1234);
+
+        for (lease, needle) in [
+            (leased("chess", &two), "chess"),
+            (leased("generals", &four), "seats"),
+            (
+                leased(
+                    "generals-ffa",
+                    &[("aa", ""), ("", "nope"), ("bb", ""), ("cc", "")],
+                ),
+                "nope",
+            ),
+            (
+                LeasedMatch {
+                    rules_json: "[1]".to_owned(),
+                    ..leased("generals-ffa", &four)
+                },
+                "JSON",
+            ),
+        ] {
+            let err = setup_match(&lease).err().expect("refused");
+            assert!(err.contains(needle), "{err}");
+        }
     }
 }

@@ -1,11 +1,15 @@
 //! Arena's match runner.
 //!
-//! Layout: [`launcher`] is the seam between the runner and whatever starts bot
-//! processes ([`process`] runs them as plain child processes; the sandbox crate
-//! confines them). [`referee`] plays one match: frames out, reply lines in
-//! (split by [`lines`] under a length cap), deadlines, faults and forfeits, with
-//! non-blocking pipe I/O from [`fd`] and stderr kept in a [`capped_log`]. It
-//! produces a [`report`] and a [`replay`], which can be re-simulated.
+//! Layout: [`referee`] plays one match of any registered game: the turn
+//! loop over seats, faults and forfeits, the report and the replay. How a
+//! seat answers is a [`seat`] runtime: a bot process over pipes (split into
+//! lines by [`lines`] under a length cap, non-blocking I/O from [`fd`],
+//! stderr kept in a [`capped_log`]) or an in-engine baseline. [`launcher`] is
+//! the seam between the runner and whatever starts bot processes
+//! ([`process`] runs them as plain child processes, [`sandboxed`] confines
+//! them). [`report`] is the result document, [`replay`] reads and writes
+//! replay files. [`daemon`] is the worker that leases matches from a
+//! coordinator, fetching [`submission`]s and exporting [`metrics`].
 
 pub mod capped_log;
 pub mod daemon;
@@ -18,11 +22,11 @@ pub mod referee;
 pub mod replay;
 pub mod report;
 pub mod sandboxed;
+pub mod seat;
 pub mod submission;
 
 pub use launcher::{BotSpec, Launcher};
 pub use process::ProcessLauncher;
-pub use referee::{MatchOutput, RunnerConfig, RunnerError, play_match};
-pub use replay::Replay;
+pub use referee::{MatchOutput, RunnerConfig, RunnerError, SeatSpec, play_match};
 pub use report::{Forfeit, MatchReport};
 pub use sandboxed::SandboxLauncher;

@@ -73,7 +73,7 @@ impl WorkerMetrics {
     }
 
     /// Records everything a played match says about the worker's bots.
-    pub fn record<G: arena_engine::Game>(&self, output: &MatchOutput<G>, wall_s: f64) {
+    pub fn record(&self, output: &MatchOutput, wall_s: f64) {
         let report = &output.report;
         for player in &report.players {
             self.faults

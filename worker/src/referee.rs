@@ -1,36 +1,33 @@
-//! The referee: one match between launched bots, turn by turn, over pipes.
+//! The referee: one match, turn by turn, over seat runtimes.
 //!
-//! Each turn every live seat gets its frame; the referee then waits for one
-//! line per seat, each against its own deadline on the monotonic clock, and
-//! steps the game with the replies (or passes for faults). It never blocks on
-//! a bot: pipes are non-blocking, waiting is a short spin (the runner owns a
-//! core, and spinning is what gets the round trip to a few microseconds)
-//! followed by `poll` up to the earliest deadline.
-//!
-//! Line `k` of a bot's stdout answers frame `k`. A line that completes after
-//! its frame's deadline is discarded when it arrives, so a bot that is late
-//! once answers the next frame normally instead of staying a turn behind.
+//! Each turn every due seat gets its frame through its [`SeatRuntime`]; the
+//! referee then waits until every one of them has settled (a reply, a fault
+//! or an exit), each against its own budget, and steps the game with the
+//! replies (or the fallback action for faults). It never blocks on a seat:
+//! waiting is a short spin (the runner owns a core, and spinning is what gets
+//! the round trip to a few microseconds) followed by `poll` up to the
+//! earliest deadline.
 
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
-use arena_engine::{Game, Outcome};
+use arena_engine::registry::Limits;
+use arena_engine::{FaultCounts, FaultKind, Forfeit, Match, Outcome};
 
-use crate::capped_log::CappedLog;
-use crate::fd::{self, Interest, ReadOutcome};
-use crate::launcher::{BotExit, BotHandle, BotSpec, LaunchError, LaunchedBot, Launcher};
-use crate::lines::{Line, LineSplitter};
-use crate::replay::{Replay, ReplayTurn, SeatForfeit};
-use crate::report::{FaultCounts, FaultKind, Forfeit, LatencyMs, MatchReport, PlayerReport};
+use crate::fd;
+use crate::launcher::{BotSpec, LaunchError, Launcher};
+use crate::report::{LatencyMs, MatchReport, PlayerReport};
+use crate::seat::baseline::BaselineSeat;
+use crate::seat::process::{ProcessLimits, ProcessSeat};
+use crate::seat::{Answer, Budget, Offer, SeatRuntime};
 
-/// The runner's limits. The defaults are the Generals Competition's.
+/// The runner's limits for one match.
 #[derive(Clone, Debug)]
 pub struct RunnerConfig {
     /// Deadline for the reply to the first frame (bots may warm up).
     pub first_move: Duration,
     /// Deadline for every later reply.
     pub per_move: Duration,
-    /// Faults that forfeit the match.
+    /// Faults that forfeit the seat.
     pub fault_limit: u32,
     /// The longest reply line accepted, in bytes, without its newline.
     pub line_cap: usize,
@@ -45,13 +42,14 @@ pub struct RunnerConfig {
     pub build_limit: Duration,
 }
 
-impl Default for RunnerConfig {
-    fn default() -> Self {
+impl RunnerConfig {
+    /// The runner under a game's (or a tournament's) limits.
+    pub fn for_limits(limits: &Limits) -> Self {
         Self {
-            first_move: Duration::from_secs(10),
-            per_move: Duration::from_millis(150),
-            fault_limit: 50,
-            line_cap: 4096,
+            first_move: Duration::from_millis(limits.first_move_ms),
+            per_move: Duration::from_millis(limits.move_ms),
+            fault_limit: limits.fault_limit,
+            line_cap: usize::try_from(limits.reply_cap).unwrap_or(usize::MAX),
             stderr_cap: 1 << 20,
             spin: Duration::from_micros(200),
             exit_grace: Duration::from_millis(500),
@@ -60,15 +58,59 @@ impl Default for RunnerConfig {
     }
 }
 
+impl Default for RunnerConfig {
+    /// The default game's limits.
+    fn default() -> Self {
+        Self::for_limits(&arena_engine::generals::ENTRY.limits)
+    }
+}
+
+/// Who plays a seat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeatSpec {
+    /// A submitted bot, launched as a process.
+    Bot(BotSpec),
+    /// The game's in-engine baseline of this name.
+    Baseline(String),
+}
+
+/// How a command line or a tournament names a baseline seat.
+pub const BASELINE_PREFIX: &str = "baseline:";
+
+impl SeatSpec {
+    /// `baseline:NAME`, or else a bot directory.
+    pub fn parse(arg: &str) -> Self {
+        match arg.strip_prefix(BASELINE_PREFIX) {
+            Some(name) => SeatSpec::Baseline(name.to_owned()),
+            None => SeatSpec::Bot(BotSpec::from_dir(arg)),
+        }
+    }
+
+    /// Shown in results and logs.
+    pub fn name(&self) -> String {
+        match self {
+            SeatSpec::Bot(bot) => bot.name.clone(),
+            SeatSpec::Baseline(name) => format!("{BASELINE_PREFIX}{name}"),
+        }
+    }
+}
+
+impl From<BotSpec> for SeatSpec {
+    fn from(bot: BotSpec) -> Self {
+        SeatSpec::Bot(bot)
+    }
+}
+
 /// Everything a match leaves behind.
-pub struct MatchOutput<G: Game> {
+pub struct MatchOutput {
     pub report: MatchReport,
-    pub replay: Replay<G>,
+    /// The replay document (JSON), re-simulated by `arena replay verify`.
+    pub replay: Vec<u8>,
     /// Each seat's stderr, capped, then its build log when it had one.
     pub logs: Vec<Vec<u8>>,
     /// Each seat's in-time reply latencies, in nanoseconds (sorted).
     pub move_latencies_ns: Vec<Vec<u64>>,
-    /// Each seat's build: whether it succeeded, came from the cache, and took how long.
+    /// Each bot seat's build: whether it succeeded, came from the cache, and took how long.
     pub builds: Vec<BuildSummary>,
     /// How long each launched seat took to start (spawn call to handle).
     pub spawn_times: Vec<Duration>,
@@ -85,8 +127,10 @@ pub struct BuildSummary {
 /// The runner itself failed; the match must be replayed elsewhere.
 #[derive(Debug, thiserror::Error)]
 pub enum RunnerError {
-    #[error("{bots} bots for a game of {seats} seats")]
+    #[error("{bots} seats given for a game of {seats} seats")]
     SeatCount { bots: usize, seats: usize },
+    #[error("seat {seat}: the game has no baseline {name:?}")]
+    UnknownBaseline { seat: usize, name: String },
     #[error("launching seat {seat}")]
     Launch { seat: usize, source: LaunchError },
     #[error("building seat {seat}")]
@@ -95,37 +139,105 @@ pub enum RunnerError {
     Pipe { seat: usize, source: std::io::Error },
     #[error("waiting for bots")]
     Poll(#[source] std::io::Error),
+    #[error("engine error on turn {turn}: {reason}")]
+    Engine { turn: u32, reason: String },
 }
 
-/// Plays one match of `game` between `bots` (seat order) and reports it.
-pub fn play_match<G: Game>(
-    game: G,
+/// Plays one match of `game` between `seats` (seat order) and reports it.
+pub fn play_match(
+    game: Box<dyn Match>,
     seed: u64,
-    bots: &[BotSpec],
+    seats: &[SeatSpec],
     launcher: &dyn Launcher,
     config: &RunnerConfig,
-) -> Result<MatchOutput<G>, RunnerError> {
-    if bots.len() != game.seats() {
+) -> Result<MatchOutput, RunnerError> {
+    if seats.len() != game.seats() {
         return Err(RunnerError::SeatCount {
-            bots: bots.len(),
+            bots: seats.len(),
             seats: game.seats(),
         });
     }
     let mut referee = Referee {
-        initial: game.clone(),
         game,
         config,
-        seats: Vec::with_capacity(bots.len()),
-        turns: Vec::new(),
+        seats: seats.iter().map(SeatRecord::new).collect(),
         frame: Vec::with_capacity(16 * 1024),
-        read_buf: vec![0; 64 * 1024],
     };
+    let (runnable, builds, build_logs) = build_all(&mut referee, seats, launcher, config)?;
+    let mut spawn_times = Vec::with_capacity(seats.len());
+    let failed_builds = referee.seats.iter().any(|s| s.forfeit.is_some());
+    let outcome = if failed_builds {
+        referee.game.apply_forfeits()
+    } else {
+        // Launching and the game loop; one span for the whole game, none per move.
+        let span = tracing::info_span!("play", turns = tracing::field::Empty);
+        let _play = span.enter();
+        let mut unstartable = false;
+        for (seat, spec) in runnable.iter().enumerate() {
+            let runtime: Box<dyn SeatRuntime> = match spec {
+                SeatSpec::Baseline(name) => Box::new(BaselineSeat::new(name.clone())),
+                SeatSpec::Bot(bot) => {
+                    let spawn_started = Instant::now();
+                    let limits = ProcessLimits {
+                        line_cap: config.line_cap,
+                        stderr_cap: config.stderr_cap,
+                        exit_grace: config.exit_grace,
+                    };
+                    match launcher
+                        .launch(bot, seat)
+                        .and_then(|l| ProcessSeat::new(l, bot, seat, limits))
+                    {
+                        Ok(process) => {
+                            spawn_times.push(spawn_started.elapsed());
+                            Box::new(process)
+                        }
+                        Err(LaunchError::BotCannotStart { .. }) => {
+                            referee.forfeit(seat, Forfeit::Exit);
+                            unstartable = true;
+                            continue;
+                        }
+                        Err(source) => {
+                            referee.stop_all();
+                            return Err(RunnerError::Launch { seat, source });
+                        }
+                    }
+                }
+            };
+            referee.seats[seat].runtime = Some(runtime);
+        }
+        if unstartable {
+            referee.stop_all();
+            referee.game.apply_forfeits()
+        } else {
+            let played = referee.play();
+            // Seats are stopped whether the game ended or the runner failed.
+            referee.stop_all();
+            span.record("turns", referee.game.turn());
+            Some(played?)
+        }
+    };
+    let outcome = outcome.unwrap_or_else(|| unreachable_outcome(referee.game.seats()));
+    Ok(referee.finish(seed, outcome, build_logs, builds, spawn_times))
+}
 
-    let mut build_logs = Vec::with_capacity(bots.len());
-    let mut builds = Vec::with_capacity(bots.len());
-    let mut spawn_times = Vec::with_capacity(bots.len());
-    let mut runnable = Vec::with_capacity(bots.len());
-    for (seat, bot) in bots.iter().enumerate() {
+type Built = (Vec<SeatSpec>, Vec<BuildSummary>, Vec<Vec<u8>>);
+
+/// Runs every bot's build; a failed build forfeits its seat.
+fn build_all(
+    referee: &mut Referee<'_>,
+    seats: &[SeatSpec],
+    launcher: &dyn Launcher,
+    config: &RunnerConfig,
+) -> Result<Built, RunnerError> {
+    let mut runnable = Vec::with_capacity(seats.len());
+    let mut builds = Vec::with_capacity(seats.len());
+    let mut logs = Vec::with_capacity(seats.len());
+    for (seat, spec) in seats.iter().enumerate() {
+        let SeatSpec::Bot(bot) = spec else {
+            runnable.push(spec.clone());
+            logs.push(Vec::new());
+            continue;
+        };
         let span = tracing::info_span!(
             "build",
             seat,
@@ -139,11 +251,9 @@ pub fn play_match<G: Game>(
         span.record("succeeded", build.succeeded);
         span.record("cached", build.cached);
         drop(span);
-        let mut state = SeatState::new(bot, config);
         if !build.succeeded {
-            state.forfeit_at(Forfeit::BuildFailed, 0);
+            referee.forfeit(seat, Forfeit::BuildFailed);
         }
-        referee.seats.push(state);
         builds.push(BuildSummary {
             succeeded: build.succeeded,
             cached: build.cached,
@@ -153,346 +263,151 @@ pub fn play_match<G: Game>(
         if let Some(reason) = build.failure {
             log.extend_from_slice(format!("\n[arena: build failed: {reason}]\n").as_bytes());
         }
-        build_logs.push(log);
-        runnable.push(BotSpec {
+        logs.push(log);
+        runnable.push(SeatSpec::Bot(BotSpec {
             name: bot.name.clone(),
             dir: build.artifact.unwrap_or_else(|| bot.dir.clone()),
-        });
+        }));
     }
-    let failed_builds: Vec<usize> = (0..bots.len())
-        .filter(|&s| referee.seats[s].forfeit.is_some())
-        .collect();
-    let outcome = if failed_builds.is_empty() {
-        // Launching and the game loop; one span for the whole game, none per move.
-        let span = tracing::info_span!("play", turns = tracing::field::Empty);
-        let _play = span.enter();
-        let mut unstartable = Vec::new();
-        for (seat, bot) in runnable.iter().enumerate() {
-            let spawn_started = Instant::now();
-            match launcher
-                .launch(bot, seat)
-                .and_then(|l| Process::new(l, bot))
-            {
-                Ok(process) => {
-                    spawn_times.push(spawn_started.elapsed());
-                    referee.seats[seat].process = Some(process);
-                }
-                Err(LaunchError::BotCannotStart { .. }) => {
-                    referee.seats[seat].forfeit_at(Forfeit::Exit, 0);
-                    unstartable.push(seat);
-                }
-                Err(source) => {
-                    referee.stop_all();
-                    return Err(RunnerError::Launch { seat, source });
-                }
-            }
-        }
-        if unstartable.is_empty() {
-            let played = referee.play();
-            // Bots are stopped whether the game ended or the runner failed.
-            referee.stop_all();
-            span.record("turns", referee.turns.len());
-            played?
-        } else {
-            referee.stop_all();
-            referee
-                .game
-                .forfeit(&unstartable)
-                .unwrap_or_else(|| unreachable_outcome(referee.game.seats()))
-        }
-    } else {
-        referee
-            .game
-            .forfeit(&failed_builds)
-            .unwrap_or_else(|| unreachable_outcome(referee.game.seats()))
-    };
-    Ok(referee.finish(seed, outcome, build_logs, builds, spawn_times))
+    Ok((runnable, builds, logs))
 }
 
-/// A game that declines to end on a forfeit is treated as a draw, so the
-/// runner never loops on a game bug.
+/// A game that declines to end on a forfeit is treated as a shared place,
+/// so the runner never loops on a game bug.
 fn unreachable_outcome(seats: usize) -> Outcome {
-    Outcome {
-        ranks: vec![0; seats],
-        reason: "forfeit".to_owned(),
-    }
+    Outcome::ranked(vec![0; seats], "forfeit")
 }
 
-/// A reply a seat is waiting to give.
-struct Pending {
-    /// Which frame it answers (counted from 0).
-    frame: u64,
-    sent_at: Instant,
-    deadline: Instant,
-}
-
-/// A running bot as the referee holds it.
-struct Process {
-    /// `None` once closed: the EOF that ends the game for the bot.
-    stdin: Option<OwnedFd>,
-    stdout: OwnedFd,
-    stderr: OwnedFd,
-    handle: Box<dyn BotHandle>,
-}
-
-impl Process {
-    /// Takes over a launched bot. Its pipes are made non-blocking here, where
-    /// that is relied on, rather than by every launcher.
-    fn new(launched: LaunchedBot, bot: &BotSpec) -> Result<Self, LaunchError> {
-        for pipe in [&launched.stdin, &launched.stdout, &launched.stderr] {
-            fd::set_nonblocking(pipe.as_raw_fd())
-                .map_err(|e| LaunchError::io("make a pipe non-blocking", &bot.dir, e))?;
-        }
-        Ok(Self {
-            stdin: Some(launched.stdin),
-            stdout: launched.stdout,
-            stderr: launched.stderr,
-            handle: launched.handle,
-        })
-    }
-}
-
-/// One seat: its process, its pipes' state and its counters.
-struct SeatState {
-    bot: String,
-    process: Option<Process>,
-    /// Frame bytes not yet taken by the bot's stdin pipe.
-    outbox: Vec<u8>,
-    outbox_sent: usize,
-    lines: LineSplitter,
-    stderr: CappedLog,
-    /// Frames sent so far; frame `k` is answered by line `k`.
+/// The referee's bookkeeping for one seat.
+struct SeatRecord {
+    name: String,
+    runtime: Option<Box<dyn SeatRuntime>>,
+    /// Frames sent so far (the first carries the handshake).
     frames_sent: u64,
-    /// Lines accounted to frames so far (answers and late ones).
-    lines_seen: u64,
-    pending: Option<Pending>,
-    /// This turn's decided reply: an action, or the fault that replaces it.
-    reply: Option<Result<Vec<u8>, FaultKind>>,
-    stdout_closed: bool,
-    stdin_closed: bool,
+    /// Offered a frame this turn and not yet settled.
+    waiting: bool,
+    /// This turn's answer, once settled.
+    answer: Option<Answer>,
     forfeit: Option<Forfeit>,
-    /// Game time at which `forfeit` happened.
+    /// Steps applied when `forfeit` happened.
     forfeit_turn: u32,
     faults: FaultCounts,
     moves: u32,
-    latencies: Vec<u64>,
 }
 
-impl SeatState {
-    fn new(bot: &BotSpec, config: &RunnerConfig) -> Self {
+impl SeatRecord {
+    fn new(spec: &SeatSpec) -> Self {
         Self {
-            bot: bot.name.clone(),
-            process: None,
-            outbox: Vec::with_capacity(16 * 1024),
-            outbox_sent: 0,
-            lines: LineSplitter::new(config.line_cap),
-            stderr: CappedLog::new(config.stderr_cap),
+            name: spec.name(),
+            runtime: None,
             frames_sent: 0,
-            lines_seen: 0,
-            pending: None,
-            reply: None,
-            stdout_closed: false,
-            stdin_closed: false,
+            waiting: false,
+            answer: None,
             forfeit: None,
             forfeit_turn: 0,
             faults: FaultCounts::default(),
             moves: 0,
-            latencies: Vec::new(),
-        }
-    }
-
-    fn live(&self) -> bool {
-        self.forfeit.is_none()
-    }
-
-    /// Records the seat's first forfeit; later ones change nothing.
-    fn forfeit_at(&mut self, reason: Forfeit, turn: u32) {
-        if self.forfeit.is_none() {
-            self.forfeit = Some(reason);
-            self.forfeit_turn = turn;
-        }
-    }
-
-    /// Settles the pending frame with `reply`.
-    fn resolve(&mut self, reply: Result<Vec<u8>, FaultKind>) {
-        self.pending = None;
-        if let Err(kind) = reply {
-            self.faults.add(kind);
-        }
-        self.reply = Some(reply);
-    }
-
-    /// A fault outside any pending frame (a line nobody asked for).
-    fn stray_fault(&mut self, kind: FaultKind) {
-        self.faults.add(kind);
-    }
-
-    /// Handles one complete line from the bot, read at `now`.
-    fn take_line(&mut self, line: Line<'_>, now: Instant) {
-        let index = self.lines_seen;
-        match &self.pending {
-            // Read after its deadline: late, whatever the runner was doing.
-            Some(pending) if pending.frame == index && now > pending.deadline => {
-                self.lines_seen += 1;
-                self.resolve(Err(FaultKind::Timeout));
-            }
-            Some(pending) if pending.frame == index => {
-                self.lines_seen += 1;
-                let latency = now.saturating_duration_since(pending.sent_at);
-                self.latencies
-                    .push(u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX));
-                match line {
-                    Line::Complete(bytes) => self.resolve(Ok(bytes.to_vec())),
-                    Line::TooLong => self.resolve(Err(FaultKind::Malformed)),
-                }
-            }
-            // The answer to a frame whose deadline passed: dropped, but it
-            // still uses up its frame's slot.
-            _ if index < self.frames_sent => self.lines_seen += 1,
-            // Nothing was asked: a protocol violation, and it answers nothing.
-            _ => self.stray_fault(FaultKind::Malformed),
         }
     }
 }
 
-struct Referee<'c, G: Game> {
-    initial: G,
-    game: G,
+struct Referee<'c> {
+    game: Box<dyn Match>,
     config: &'c RunnerConfig,
-    seats: Vec<SeatState>,
-    turns: Vec<ReplayTurn<G::Action>>,
+    seats: Vec<SeatRecord>,
     /// Scratch buffer the game renders frames into.
     frame: Vec<u8>,
-    /// Scratch buffer for pipe reads.
-    read_buf: Vec<u8>,
 }
 
-impl<G: Game> Referee<'_, G> {
-    /// Plays turns until the game or a forfeit ends it.
-    fn play(&mut self) -> Result<Outcome, RunnerError> {
-        loop {
-            if let Some(outcome) = self.game.outcome() {
-                return Ok(outcome.clone());
-            }
-            self.send_frames()?;
-            self.collect_replies()?;
-
-            let mut actions = Vec::with_capacity(self.seats.len());
-            let mut faults = Vec::with_capacity(self.seats.len());
-            for seat in &mut self.seats {
-                let reply = seat.reply.take();
-                let (action, fault) = match reply {
-                    Some(Ok(line)) => match self.game.parse_action(&line) {
-                        Ok(action) => {
-                            seat.moves += 1;
-                            (action, None)
-                        }
-                        Err(_) => {
-                            seat.faults.add(FaultKind::Malformed);
-                            (self.game.idle_action(), Some(FaultKind::Malformed))
-                        }
-                    },
-                    Some(Err(kind)) => (self.game.idle_action(), Some(kind)),
-                    None => (self.game.idle_action(), None),
-                };
-                if seat.faults.total() >= self.config.fault_limit {
-                    seat.forfeit_at(Forfeit::Faults, self.game.turn());
-                }
-                actions.push(action);
-                faults.push(fault);
-            }
-
-            let forfeited: Vec<usize> = (0..self.seats.len())
-                .filter(|&s| !self.seats[s].live())
-                .collect();
-            if !forfeited.is_empty()
-                && let Some(outcome) = self.game.forfeit(&forfeited)
-            {
-                return Ok(outcome);
-            }
-            self.game.step(&actions);
-            self.turns.push(ReplayTurn { actions, faults });
+impl Referee<'_> {
+    /// Records a seat's first forfeit with the game; later ones change nothing.
+    fn forfeit(&mut self, seat: usize, reason: Forfeit) {
+        let record = &mut self.seats[seat];
+        if record.forfeit.is_none() {
+            record.forfeit = Some(reason);
+            record.forfeit_turn = self.game.turn();
+            record.waiting = false;
+            self.game.forfeit(seat, reason);
         }
     }
 
-    /// Renders and queues this turn's frame for every live seat.
+    /// Plays turns until the game ends.
+    fn play(&mut self) -> Result<Outcome, RunnerError> {
+        loop {
+            if let Some(outcome) = self.game.apply_forfeits() {
+                return Ok(outcome);
+            }
+            self.send_frames()?;
+            self.collect_answers()?;
+            self.settle_turn();
+            let outcome = self.game.step();
+            if let Some(reason) = self.game.invariant_violation() {
+                return Err(RunnerError::Engine {
+                    turn: self.game.turn(),
+                    reason,
+                });
+            }
+            if let Some(outcome) = outcome {
+                return Ok(outcome);
+            }
+        }
+    }
+
+    /// Renders and offers this turn's frame to every due seat.
     fn send_frames(&mut self) -> Result<(), RunnerError> {
         for s in 0..self.seats.len() {
-            if !self.seats[s].live() {
+            if self.seats[s].forfeit.is_some() || !self.game.is_due(s) {
                 continue;
             }
-            // Lines written before this frame was sent answer nothing: take
-            // them now so they are not mistaken for its reply.
-            self.pump_output(s)?;
-            let seat = &mut self.seats[s];
             self.frame.clear();
-            if seat.frames_sent == 0 {
+            let record = &mut self.seats[s];
+            if record.frames_sent == 0 {
                 self.game.write_handshake(s, &mut self.frame);
             }
             self.game.write_frame(s, &mut self.frame);
-            if seat.outbox_sent == seat.outbox.len() {
-                seat.outbox.clear();
-                seat.outbox_sent = 0;
-            }
-            seat.outbox.extend_from_slice(&self.frame);
-            let limit = if seat.frames_sent == 0 {
+            let limit = if record.frames_sent == 0 {
                 self.config.first_move
             } else {
                 self.config.per_move
             };
-            // The clock starts before the write: a bot sharing this core can
-            // be woken, run and answer inside the write call itself.
-            let sent_at = Instant::now();
-            flush_outbox(seat).map_err(|source| RunnerError::Pipe { seat: s, source })?;
-            seat.pending = Some(Pending {
-                frame: seat.frames_sent,
-                sent_at,
-                deadline: sent_at + limit,
-            });
-            seat.frames_sent += 1;
-            seat.reply = None;
+            let Some(runtime) = record.runtime.as_mut() else {
+                continue;
+            };
+            runtime.offer(Offer {
+                seat: s,
+                frame: &self.frame,
+                budget: Budget::Wall(limit),
+                game: self.game.as_ref(),
+            })?;
+            record.frames_sent += 1;
+            record.waiting = true;
+            record.answer = None;
         }
         Ok(())
     }
 
-    /// Waits until every live seat has replied, faulted or forfeited.
-    fn collect_replies(&mut self) -> Result<(), RunnerError> {
+    /// Waits until every offered seat has settled.
+    fn collect_answers(&mut self) -> Result<(), RunnerError> {
         let mut spin_until = Instant::now() + self.config.spin;
+        let mut interests = Vec::with_capacity(self.seats.len() * 3);
         loop {
             let mut earliest: Option<Instant> = None;
-            for s in 0..self.seats.len() {
-                if self.seats[s].pending.is_none() {
-                    continue;
-                }
-                flush_outbox(&mut self.seats[s])
-                    .map_err(|source| RunnerError::Pipe { seat: s, source })?;
-                self.pump_output(s)?;
-                // Read after the pipe was drained: a reply that lands between
-                // the read and this check waits for the next pass.
-                let now = Instant::now();
-                let seat = &mut self.seats[s];
-                if seat.stdout_closed && seat.live() {
-                    let forfeit = self.exit_forfeit(s);
-                    let turn = self.game.turn();
-                    let seat = &mut self.seats[s];
-                    seat.forfeit_at(forfeit, turn);
-                    seat.pending = None;
-                    continue;
-                }
-                let Some(pending) = &seat.pending else {
+            interests.clear();
+            for record in &mut self.seats {
+                let Some(runtime) = record.runtime.as_mut() else {
                     continue;
                 };
-                if now >= pending.deadline {
-                    seat.resolve(Err(FaultKind::Timeout));
-                    // A silent bot may simply be dead with its stdout held open
-                    // by a child; its exit settles that.
-                    if let Some(exit) = self.peek_exit(s)? {
-                        let turn = self.game.turn();
-                        self.seats[s].forfeit_at(forfeit_for(exit), turn);
-                    }
+                if !record.waiting {
                     continue;
                 }
-                earliest = Some(earliest.map_or(pending.deadline, |e| e.min(pending.deadline)));
+                if let Some(answer) = runtime.poll()? {
+                    record.waiting = false;
+                    record.answer = Some(answer);
+                    continue;
+                }
+                if let Some(due) = runtime.wait_on(&mut interests) {
+                    earliest = Some(earliest.map_or(due, |e| e.min(due)));
+                }
             }
             let Some(earliest) = earliest else {
                 return Ok(());
@@ -501,138 +416,54 @@ impl<G: Game> Referee<'_, G> {
                 std::hint::spin_loop();
                 continue;
             }
-            self.sleep_until_ready(earliest)?;
+            let timeout = earliest.saturating_duration_since(Instant::now());
+            fd::wait_any(&interests, timeout).map_err(RunnerError::Poll)?;
             // After a wake-up the reply is usually a few microseconds behind.
             spin_until = Instant::now() + self.config.spin.min(Duration::from_micros(20));
         }
     }
 
-    /// Sleeps in poll until a pending seat's pipe is ready or `deadline`.
-    fn sleep_until_ready(&self, deadline: Instant) -> Result<(), RunnerError> {
-        let mut interests = Vec::with_capacity(self.seats.len() * 2);
-        for seat in &self.seats {
-            let (Some(_), Some(process)) = (&seat.pending, &seat.process) else {
-                continue;
-            };
-            interests.push(Interest {
-                fd: process.stdout.as_raw_fd(),
-                readable: true,
-                writable: false,
-            });
-            interests.push(Interest {
-                fd: process.stderr.as_raw_fd(),
-                readable: true,
-                writable: false,
-            });
-            if let Some(stdin) = &process.stdin
-                && seat.outbox_sent < seat.outbox.len()
-                && !seat.stdin_closed
-            {
-                interests.push(Interest {
-                    fd: stdin.as_raw_fd(),
-                    readable: false,
-                    writable: true,
-                });
-            }
-        }
-        let timeout = deadline.saturating_duration_since(Instant::now());
-        fd::wait_any(&interests, timeout).map_err(RunnerError::Poll)
-    }
-
-    /// Reads whatever the bot has written to stdout and stderr, without blocking.
-    fn pump_output(&mut self, s: usize) -> Result<(), RunnerError> {
-        let seat = &mut self.seats[s];
-        let Some((stdout, stderr)) = seat
-            .process
-            .as_ref()
-            .map(|p| (p.stdout.as_raw_fd(), p.stderr.as_raw_fd()))
-        else {
-            return Ok(());
-        };
-        let pipe_error = |source| RunnerError::Pipe { seat: s, source };
-        // Bounded per call: a bot flooding a pipe cannot keep the referee here.
-        for _ in 0..16 {
-            if seat.stdout_closed {
-                break;
-            }
-            match fd::read_some(stdout, &mut self.read_buf).map_err(pipe_error)? {
-                ReadOutcome::Data(n) => {
-                    // Lines count as read when the read returned them.
-                    let now = Instant::now();
-                    let mut lines = std::mem::replace(&mut seat.lines, LineSplitter::new(0));
-                    lines.feed(&self.read_buf[..n], |line| seat.take_line(line, now));
-                    seat.lines = lines;
-                }
-                ReadOutcome::Empty => break,
-                ReadOutcome::Closed => seat.stdout_closed = true,
-            }
-        }
-        for _ in 0..16 {
-            match fd::read_some(stderr, &mut self.read_buf).map_err(pipe_error)? {
-                ReadOutcome::Data(n) => seat.stderr.write(&self.read_buf[..n]),
-                ReadOutcome::Empty | ReadOutcome::Closed => break,
-            }
-        }
-        Ok(())
-    }
-
-    /// The process's exit, if it has ended.
-    fn peek_exit(&mut self, s: usize) -> Result<Option<BotExit>, RunnerError> {
-        let Some(process) = &mut self.seats[s].process else {
-            return Ok(None);
-        };
-        process
-            .handle
-            .try_wait()
-            .map_err(|source| RunnerError::Pipe { seat: s, source })
-    }
-
-    /// Why a seat whose stdout closed is out: its exit, once the kernel has it.
-    fn exit_forfeit(&mut self, s: usize) -> Forfeit {
-        let deadline = Instant::now() + self.config.exit_grace;
-        let mut pause = Duration::from_micros(20);
-        loop {
-            match self.peek_exit(s) {
-                Ok(Some(exit)) => return forfeit_for(exit),
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(10));
-                }
-                // Alive with its stdout closed, or not waitable: it cannot play on.
-                _ => return Forfeit::Exit,
-            }
-        }
-    }
-
-    /// Ends every bot: EOF on stdin, a grace period to exit, then SIGKILL.
-    fn stop_all(&mut self) {
-        for seat in &mut self.seats {
-            if let Some(process) = &mut seat.process {
-                // Closing our end is the EOF that tells the bot the game is over.
-                process.stdin = None;
-            }
-        }
-        let deadline = Instant::now() + self.config.exit_grace;
+    /// Turns this turn's answers into held actions, faults and forfeits.
+    fn settle_turn(&mut self) {
         for s in 0..self.seats.len() {
-            while Instant::now() < deadline {
-                // Keep draining so a bot blocked on a full stderr pipe can exit.
-                if self.pump_output(s).is_err() {
-                    break;
-                }
-                match self.peek_exit(s) {
-                    Ok(Some(_)) | Err(_) => break,
-                    Ok(None) => std::thread::sleep(Duration::from_millis(1)),
-                }
+            let stray = self.seats[s]
+                .runtime
+                .as_mut()
+                .map_or(0, |r| r.take_stray_lines());
+            self.seats[s].faults.malformed += stray;
+            match self.seats[s].answer.take() {
+                Some(Answer::Reply(line)) => match self.game.offer(s, &line) {
+                    Ok(()) => self.seats[s].moves += 1,
+                    Err(_) => self.fault(s, FaultKind::Malformed),
+                },
+                Some(Answer::Fault(kind)) => self.fault(s, kind),
+                Some(Answer::Gone(reason)) => self.forfeit(s, reason),
+                None => {}
+            }
+            if self.seats[s].forfeit.is_none()
+                && self.seats[s].faults.total() >= self.config.fault_limit
+            {
+                self.forfeit(s, Forfeit::Faults);
             }
         }
-        for (s, seat) in self.seats.iter_mut().enumerate() {
-            if let Some(process) = &mut seat.process {
-                if let Err(e) = process.handle.kill() {
-                    eprintln!("arena: cannot kill seat {s} ({}): {e}", seat.bot);
-                }
-                if let Err(e) = process.handle.wait() {
-                    eprintln!("arena: cannot reap seat {s} ({}): {e}", seat.bot);
-                }
+    }
+
+    fn fault(&mut self, seat: usize, kind: FaultKind) {
+        self.seats[seat].faults.add(kind);
+        self.game.offer_fallback(seat, Some(kind));
+    }
+
+    /// Ends every seat: EOF for all first, then a shared grace period, then force.
+    fn stop_all(&mut self) {
+        for record in &mut self.seats {
+            if let Some(runtime) = record.runtime.as_mut() {
+                runtime.close_input();
+            }
+        }
+        let grace_until = Instant::now() + self.config.exit_grace;
+        for record in &mut self.seats {
+            if let Some(runtime) = record.runtime.as_mut() {
+                runtime.stop(grace_until);
             }
         }
     }
@@ -644,83 +475,58 @@ impl<G: Game> Referee<'_, G> {
         build_logs: Vec<Vec<u8>>,
         builds: Vec<BuildSummary>,
         spawn_times: Vec<Duration>,
-    ) -> MatchOutput<G> {
+    ) -> MatchOutput {
         let turns = self.game.turn();
         let mut players = Vec::with_capacity(self.seats.len());
         let mut logs = Vec::with_capacity(self.seats.len());
-        let mut forfeits = Vec::with_capacity(self.seats.len());
         let mut move_latencies_ns = Vec::with_capacity(self.seats.len());
-        for ((seat, mut state), build_log) in self.seats.into_iter().enumerate().zip(build_logs) {
-            let mut log = state.stderr.contents();
+        for ((seat, mut record), build_log) in self.seats.into_iter().enumerate().zip(build_logs) {
+            let (mut log, mut latencies) = match record.runtime.as_mut() {
+                Some(runtime) => (runtime.log(), runtime.latencies().to_vec()),
+                None => (Vec::new(), Vec::new()),
+            };
             if !build_log.is_empty() {
                 log.extend_from_slice(b"\n[arena: build log]\n");
                 log.extend_from_slice(&build_log);
             }
             logs.push(log);
-            forfeits.push(state.forfeit.map(|reason| SeatForfeit {
-                reason,
-                turn: state.forfeit_turn,
-            }));
             players.push(PlayerReport {
                 seat,
-                bot: state.bot,
-                forfeit: state.forfeit,
-                faults: state.faults,
-                moves: state.moves,
-                latency_ms: LatencyMs::from_nanos(&mut state.latencies),
+                bot: record.name,
+                rank: outcome.ranks.get(seat).copied().unwrap_or(0),
+                score: outcome.scores.get(seat).copied().unwrap_or(0.0),
+                team: outcome.teams.get(seat).copied(),
+                forfeit: record.forfeit,
+                forfeit_turn: record.forfeit.map(|_| record.forfeit_turn),
+                faults: record.faults,
+                moves: record.moves,
+                latency_ms: LatencyMs::from_nanos(&mut latencies),
+                stats: self
+                    .game
+                    .seat_stats(seat)
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v))
+                    .collect(),
             });
-            move_latencies_ns.push(state.latencies);
+            move_latencies_ns.push(latencies);
         }
         let report = MatchReport {
             game: self.game.name().to_owned(),
             seed,
             winner: outcome.winner(),
+            placements: outcome.ranks.clone(),
+            scores: outcome.scores.clone(),
             reason: outcome.reason.clone(),
             turns,
             players,
         };
-        let replay = Replay::new(
-            self.initial,
-            seed,
-            self.turns,
-            forfeits,
-            &outcome,
-            &self.game,
-        );
         MatchOutput {
             report,
-            replay,
+            replay: self.game.replay_json(seed),
             logs,
             move_latencies_ns,
             builds,
             spawn_times,
         }
     }
-}
-
-fn forfeit_for(exit: BotExit) -> Forfeit {
-    if exit.oom_killed {
-        Forfeit::Memory
-    } else if exit.signal.is_some() {
-        Forfeit::Crash
-    } else {
-        Forfeit::Exit
-    }
-}
-
-/// Writes as much of the outbox as the pipe takes now.
-fn flush_outbox(seat: &mut SeatState) -> std::io::Result<()> {
-    let Some(stdin) = seat.process.as_ref().and_then(|p| p.stdin.as_ref()) else {
-        return Ok(());
-    };
-    let stdin: RawFd = stdin.as_raw_fd();
-    while !seat.stdin_closed && seat.outbox_sent < seat.outbox.len() {
-        match fd::write_some(stdin, &seat.outbox[seat.outbox_sent..])? {
-            Some(0) => break,
-            Some(n) => seat.outbox_sent += n,
-            // The bot closed its stdin; its fate shows on stdout.
-            None => seat.stdin_closed = true,
-        }
-    }
-    Ok(())
 }

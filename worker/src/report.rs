@@ -1,52 +1,11 @@
 //! What a match produced, as plain data: the result document `arena play
-//! --json` prints and the coordinator stores.
+//! --json` prints and the worker reports.
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// Why a bot lost without the game deciding it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Forfeit {
-    /// Killed by a signal (abort, segfault, ...).
-    Crash,
-    /// Exited, or closed its stdout, before the game ended.
-    Exit,
-    /// Killed for going over its memory limit.
-    Memory,
-    /// Reached the fault budget.
-    Faults,
-    /// Its build.sh failed or ran over its limit.
-    BuildFailed,
-}
-
-/// A reply the runner had to replace with a pass.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FaultKind {
-    /// No complete line before the deadline.
-    Timeout,
-    /// A line that is not an action, an over-long line, or a line nobody asked for.
-    Malformed,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FaultCounts {
-    pub timeout: u32,
-    pub malformed: u32,
-}
-
-impl FaultCounts {
-    pub fn total(&self) -> u32 {
-        self.timeout + self.malformed
-    }
-
-    pub fn add(&mut self, kind: FaultKind) {
-        match kind {
-            FaultKind::Timeout => self.timeout += 1,
-            FaultKind::Malformed => self.malformed += 1,
-        }
-    }
-}
+pub use arena_engine::{FaultCounts, FaultKind, Forfeit};
 
 /// Reply latency over a match, in milliseconds: from frame written to reply
 /// line complete, for replies that made their deadline.
@@ -81,11 +40,24 @@ impl LatencyMs {
 pub struct PlayerReport {
     pub seat: usize,
     pub bot: String,
+    /// 0 is first place; equal ranks share a placement.
+    pub rank: u32,
+    /// The game's points for the placement.
+    pub score: f64,
+    /// The team the seat played for, in team games.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<u32>,
     pub forfeit: Option<Forfeit>,
+    /// Steps applied when the forfeit happened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forfeit_turn: Option<u32>,
     pub faults: FaultCounts,
-    /// Replies accepted in time as actions (legal or not).
+    /// Replies accepted as actions (legal or not).
     pub moves: u32,
     pub latency_ms: LatencyMs,
+    /// The game's own per-seat counters (e.g. `invalid_moves`).
+    #[serde(default)]
+    pub stats: BTreeMap<String, u64>,
 }
 
 /// The whole match.
@@ -93,8 +65,12 @@ pub struct PlayerReport {
 pub struct MatchReport {
     pub game: String,
     pub seed: u64,
-    /// The single winning seat; `None` for a draw.
+    /// The single first place, for display; `None` when first place is shared.
     pub winner: Option<usize>,
+    /// `placements[seat]`: the seat's rank (0 best, ties equal).
+    pub placements: Vec<u32>,
+    /// `scores[seat]`: the game's points.
+    pub scores: Vec<f64>,
     pub reason: String,
     /// Steps played.
     pub turns: u32,

@@ -182,7 +182,7 @@ impl Launcher for SandboxLauncher {
     fn launch(&self, bot: &BotSpec, seat: usize) -> Result<LaunchedBot, LaunchError> {
         bot.validate()?;
         let uid = self.uids.lease().map_err(|e| sandbox_error(&bot.dir, e))?;
-        let cores = self.cores.lease().map_err(|e| sandbox_error(&bot.dir, e))?;
+        let cores = self.cores.lease_or_share();
         let command = self
             .command(&bot.dir, RUN_SCRIPT, uid.uid(), &cores)
             .label(format!("seat{seat}"));

@@ -5,11 +5,18 @@
 use std::path::Path;
 use std::time::Duration;
 
+use arena_engine::Session;
 use arena_engine::generals::{ActionKind, Generals, Params};
+use arena_worker::replay::Replay;
 use arena_worker::report::FaultKind;
 use arena_worker::{
     BotSpec, Forfeit, MatchOutput, ProcessLauncher, RunnerConfig, RunnerError, play_match,
 };
+
+/// The match's replay document, typed.
+fn replay(out: &MatchOutput) -> Replay<Generals> {
+    serde_json::from_slice(&out.replay).expect("the replay is a generals replay")
+}
 
 fn test_bot(name: &str) -> BotSpec {
     BotSpec::from_dir(
@@ -57,8 +64,15 @@ fn config() -> RunnerConfig {
     }
 }
 
-fn play(a: BotSpec, b: BotSpec, game: Generals, config: &RunnerConfig) -> MatchOutput<Generals> {
-    play_match(game, 7, &[a, b], &ProcessLauncher::default(), config).expect("match runs")
+fn play(a: BotSpec, b: BotSpec, game: Generals, config: &RunnerConfig) -> MatchOutput {
+    play_match(
+        Session::boxed(game),
+        7,
+        &[a.into(), b.into()],
+        &ProcessLauncher::default(),
+        config,
+    )
+    .expect("match runs")
 }
 
 #[test]
@@ -89,13 +103,13 @@ fn random_bots_play_a_whole_game_that_replays_exactly() {
         assert_eq!(p.moves, r.turns, "every frame answered");
         assert!(p.latency_ms.p50 > 0.0 && p.latency_ms.p50 <= p.latency_ms.max);
     }
-    out.replay.verify().expect("replay reproduces the match");
+    replay(&out).verify().expect("replay reproduces the match");
 
     // A replay whose record was altered no longer verifies.
-    let mut forged = out.replay.clone();
-    forged.result.turns += 1;
+    let mut forged = replay(&out);
+    forged.result.as_mut().expect("finished").turns += 1;
     assert!(forged.verify().is_err());
-    let mut forged = out.replay.clone();
+    let mut forged = replay(&out);
     forged.turns.truncate(forged.turns.len() / 2);
     assert!(forged.verify().is_err());
 }
@@ -116,8 +130,8 @@ fn a_bot_late_once_is_not_shifted_by_a_turn() {
     let seat0 = &out.report.players[0];
     assert_eq!(seat0.faults.timeout, 1, "{seat0:?}");
     assert_eq!(seat0.faults.malformed, 0);
-    for (t, turn) in out.replay.turns.iter().enumerate() {
-        let action = turn.actions[0];
+    for (t, turn) in replay(&out).turns.iter().enumerate() {
+        let action = turn.actions[0].expect("seat 0 is due every turn");
         if t == 3 {
             assert_eq!(turn.faults[0], Some(FaultKind::Timeout));
         } else {
@@ -156,7 +170,7 @@ fn a_sleeping_bot_faults_until_it_forfeits_without_delaying_the_other() {
     // The opponent answered every frame in time while the sleeper stalled.
     assert_eq!(r.players[1].faults.total(), 0);
     assert_eq!(r.players[1].moves, 6);
-    out.replay.verify().expect("a forfeit replays too");
+    replay(&out).verify().expect("a forfeit replays too");
 }
 
 #[test]
@@ -193,7 +207,7 @@ fn garbage_replies_are_malformed_faults() {
     assert_eq!(garbage.faults.timeout, 0);
     assert_eq!(garbage.forfeit, Some(Forfeit::Faults));
     assert!(
-        out.replay
+        replay(&out)
             .turns
             .iter()
             .all(|t| t.faults[0] == Some(FaultKind::Malformed))
@@ -235,7 +249,7 @@ fn a_bot_that_exits_forfeits_at_once() {
     assert_eq!(r.winner, Some(0));
     assert_eq!(r.reason, "forfeit");
     assert_eq!(r.turns, 1, "it answered frame 0 and left on frame 1");
-    out.replay.verify().expect("replays");
+    replay(&out).verify().expect("replays");
 }
 
 #[test]
@@ -299,7 +313,7 @@ fn a_failed_build_forfeits_without_playing() {
         log.contains("compiling") && log.contains("error: no"),
         "{log}"
     );
-    out.replay.verify().expect("replays");
+    replay(&out).verify().expect("replays");
 }
 
 #[test]
@@ -350,9 +364,12 @@ fn every_process_a_bot_started_is_gone_after_the_match() {
 fn a_bot_directory_without_run_sh_is_an_error_not_a_result() {
     let dir = tempfile::tempdir().unwrap();
     let err = play_match(
-        game(23, 1200),
+        Session::boxed(game(23, 1200)),
         1,
-        &[BotSpec::from_dir(dir.path()), test_bot("random")],
+        &[
+            BotSpec::from_dir(dir.path()).into(),
+            test_bot("random").into(),
+        ],
         &ProcessLauncher::default(),
         &config(),
     )

@@ -5,10 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use arena_engine::Session;
 use arena_engine::generals::{Generals, Params};
 use arena_sandbox::cpus::CoreAllocator;
 use arena_sandbox::{Limits, RuntimeEnv, Sandbox, SandboxConfig};
 use arena_worker::launcher::Launcher;
+use arena_worker::replay::Replay;
 use arena_worker::{BotSpec, Forfeit, RunnerConfig, SandboxLauncher, play_match};
 
 fn bot(path: &str) -> BotSpec {
@@ -78,9 +80,9 @@ fn a_bot_over_its_memory_cap_forfeits_with_memory() {
     let launcher = launcher(cache.path());
     let _tidy = Tidy(&launcher);
     let out = play_match(
-        game(1200),
+        Session::boxed(game(1200)),
         3,
-        &[bot("memory-hog"), bot("test/random")],
+        &[bot("memory-hog").into(), bot("test/random").into()],
         &launcher,
         &config(),
     )
@@ -90,7 +92,10 @@ fn a_bot_over_its_memory_cap_forfeits_with_memory() {
     assert_eq!(r.players[1].forfeit, None);
     assert_eq!(r.winner, Some(1));
     assert_eq!(r.reason, "forfeit");
-    out.replay.verify().unwrap();
+    serde_json::from_slice::<Replay<Generals>>(&out.replay)
+        .unwrap()
+        .verify()
+        .unwrap();
 }
 
 #[test]
@@ -122,7 +127,14 @@ fn builds_are_offline_cached_and_read_only_in_matches() {
     );
     assert_eq!(second.duration, Duration::ZERO);
 
-    let out = play_match(game(5), 3, &[probe.clone(), probe], &launcher, &config()).unwrap();
+    let out = play_match(
+        Session::boxed(game(5)),
+        3,
+        &[probe.clone().into(), probe.into()],
+        &launcher,
+        &config(),
+    )
+    .unwrap();
     assert_eq!(out.report.turns, 5);
     for log in &out.logs {
         let log = String::from_utf8_lossy(log);
@@ -151,9 +163,9 @@ fn a_failing_sandboxed_build_forfeits_and_is_cached_as_failed() {
     let _tidy = Tidy(&launcher);
     let (_dir, broken) = bot_building_with("echo nope >&2; exit 4\n");
     let out = play_match(
-        game(1200),
+        Session::boxed(game(1200)),
         3,
-        &[broken.clone(), bot("test/random")],
+        &[broken.clone().into(), bot("test/random").into()],
         &launcher,
         &config(),
     )

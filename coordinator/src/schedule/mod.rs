@@ -102,6 +102,18 @@
 //! it gets (then repeats of the previous seat): exhaustively for up to six
 //! seats, by rotations and pairwise swaps above.
 //!
+//! **Games with baselines** ([`swiss_round_with_baseline`]): nobody sits out.
+//! The whole field is cut into groups of N, and the last, short group (the
+//! lowest-scored, after the swaps) is filled with seats of the game's first
+//! baseline, entrant id `baseline:NAME` ([`crate::model::baseline_id`]); its
+//! empty seats cost nothing in the seat assignment. With two seats, the
+//! entrant the matching gives the bye plays the baseline instead. Baseline
+//! seats are no one in the history: they score for nobody, meet nobody and
+//! never make a group a repeat, while the entrants beside them score their
+//! placement as usual. The same holds for a round-robin of fewer entrants
+//! than seats ([`round_robin_with_baseline`]): one filled group, seats
+//! rotated, one round per cycle.
+//!
 //! # Seeds
 //!
 //! Map seeds come from [`mix_seed`]: SplitMix64 applied to the base seed, then
@@ -117,14 +129,15 @@ mod swiss;
 
 use std::collections::HashSet;
 
-use crate::model::EntrantId;
+use crate::model::{EntrantId, baseline_name};
 
 pub use round_robin::{
     MAX_ROUND_ROBIN_GAMES, default_games_per_pairing, round_robin, round_robin_round_count,
+    round_robin_round_count_with_baseline, round_robin_with_baseline,
 };
 pub use swiss::{
     JITTER_RANGE, PairCost, PairingGraph, SCORE_UNIT, SwissStanding, seat_points, swiss_graph,
-    swiss_round, swiss_standings,
+    swiss_round, swiss_round_with_baseline, swiss_standings,
 };
 
 /// Why a schedule could not be made.
@@ -140,6 +153,8 @@ pub enum ScheduleError {
     ZeroGames,
     #[error("entrant {0:?} is listed more than once")]
     DuplicateEntrant(EntrantId),
+    #[error("entrant {0:?} is written as a baseline seat; baselines are not entrants")]
+    BaselineEntrant(EntrantId),
     #[error("the schedule would hold {games} games, more than the {limit} allowed")]
     TooLarge { games: u128, limit: u64 },
     #[error("pairing weights overflow exact arithmetic (field or history too large)")]
@@ -188,6 +203,19 @@ fn fnv1a(s: &str) -> u64 {
 
 /// The checks every scheduler shares.
 fn validate_field(entrants: &[EntrantId], seats: usize) -> Result<(), ScheduleError> {
+    validate_filled_field(entrants, seats)?;
+    if entrants.len() < seats {
+        return Err(ScheduleError::TooFewEntrants {
+            entrants: entrants.len(),
+            seats,
+        });
+    }
+    Ok(())
+}
+
+/// The checks of a field whose empty seats baselines fill: any number of
+/// entrants but none, each once, and no entrant that claims to be a baseline.
+fn validate_filled_field(entrants: &[EntrantId], seats: usize) -> Result<(), ScheduleError> {
     if seats < 2 {
         return Err(ScheduleError::TooFewSeats { seats });
     }
@@ -196,8 +224,11 @@ fn validate_field(entrants: &[EntrantId], seats: usize) -> Result<(), ScheduleEr
         if !seen.insert(e.as_str()) {
             return Err(ScheduleError::DuplicateEntrant(e.clone()));
         }
+        if baseline_name(e).is_some() {
+            return Err(ScheduleError::BaselineEntrant(e.clone()));
+        }
     }
-    if entrants.len() < seats {
+    if entrants.is_empty() {
         return Err(ScheduleError::TooFewEntrants {
             entrants: entrants.len(),
             seats,

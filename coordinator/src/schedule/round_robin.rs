@@ -1,8 +1,8 @@
 //! Round-robin schedules: the circle method for two seats, every N-subset
 //! laid out by first fit for more (see the module docs of `schedule`).
 
-use super::{ScheduleError, round_robin_seed, validate_field};
-use crate::model::{EntrantId, Pairing, Round};
+use super::{ScheduleError, round_robin_seed, validate_field, validate_filled_field};
+use crate::model::{EntrantId, Pairing, Round, baseline_id};
 
 /// The most games [`round_robin`] will schedule (over all cycles); larger
 /// requests get [`ScheduleError::TooLarge`] instead of exhausting memory.
@@ -77,6 +77,88 @@ pub fn round_robin(
         }
     }
     Ok(rounds)
+}
+
+/// [`round_robin`] for a game with baselines. A field of at least `seats`
+/// plays the ordinary round-robin (every group is full). A smaller field is
+/// one group filled with seats of `baseline` (written as [`baseline_id`]):
+/// each cycle is one round of `games_per_pairing` games on one seed
+/// (`round_robin_seed(base_seed, cycle, 0)`), seats rotated cyclically as in
+/// the N-seat layout, so the entrants take turns in every seat.
+pub fn round_robin_with_baseline(
+    entrants: &[EntrantId],
+    seats: usize,
+    cycles: u32,
+    games_per_pairing: u32,
+    base_seed: u64,
+    baseline: &str,
+) -> Result<Vec<Round>, ScheduleError> {
+    if entrants.len() >= seats {
+        return round_robin(entrants, seats, cycles, games_per_pairing, base_seed);
+    }
+    validate_filled(entrants, seats, cycles, games_per_pairing)?;
+    let mut members = entrants.to_vec();
+    members.resize(seats, baseline_id(baseline));
+    let g = u64::from(games_per_pairing);
+    let n = seats as u64;
+    let rounds = (0..cycles)
+        .map(|cycle| {
+            let seed = round_robin_seed(base_seed, cycle, 0);
+            let pairings = (0..g)
+                .map(|game| {
+                    let offset = (game + u64::from(cycle) * g) % n;
+                    let order = (0..n)
+                        .map(|s| members[((s + offset) % n) as usize].clone())
+                        .collect();
+                    Pairing { seats: order, seed }
+                })
+                .collect();
+            Round {
+                pairings,
+                byes: Vec::new(),
+            }
+        })
+        .collect();
+    Ok(rounds)
+}
+
+/// How many rounds [`round_robin_with_baseline`] would return, without
+/// building them.
+pub fn round_robin_round_count_with_baseline(
+    entrants: &[EntrantId],
+    seats: usize,
+    cycles: u32,
+    games_per_pairing: u32,
+) -> Result<usize, ScheduleError> {
+    if entrants.len() >= seats {
+        return round_robin_round_count(entrants, seats, cycles, games_per_pairing);
+    }
+    validate_filled(entrants, seats, cycles, games_per_pairing)?;
+    Ok(cycles as usize)
+}
+
+/// The checks of a field too small for one full group, which baselines fill.
+fn validate_filled(
+    entrants: &[EntrantId],
+    seats: usize,
+    cycles: u32,
+    games_per_pairing: u32,
+) -> Result<(), ScheduleError> {
+    validate_filled_field(entrants, seats)?;
+    if cycles == 0 {
+        return Err(ScheduleError::ZeroCycles);
+    }
+    if games_per_pairing == 0 {
+        return Err(ScheduleError::ZeroGames);
+    }
+    let games = u128::from(games_per_pairing) * u128::from(cycles);
+    if games > u128::from(MAX_ROUND_ROBIN_GAMES) {
+        return Err(ScheduleError::TooLarge {
+            games,
+            limit: MAX_ROUND_ROBIN_GAMES,
+        });
+    }
+    Ok(())
 }
 
 /// How many rounds [`round_robin`] would return for these arguments (and the

@@ -5,8 +5,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::matching::{Weight, max_weight_perfect_matching};
-use super::{JITTER_TAG, ScheduleError, fnv1a, mix_seed, swiss_seed, validate_field};
-use crate::model::{EntrantId, MatchRecord, Pairing, Round};
+use super::{
+    JITTER_TAG, ScheduleError, fnv1a, mix_seed, swiss_seed, validate_field, validate_filled_field,
+};
+use crate::model::{EntrantId, MatchRecord, Pairing, Round, baseline_id};
 
 /// Points are kept as integers in units of `1 / SCORE_UNIT` point. This is
 /// `2 · lcm(1..=16)`, so every score of a game with up to 17 seats —
@@ -197,13 +199,60 @@ pub fn swiss_round(
     base_seed: u64,
 ) -> Result<Round, ScheduleError> {
     validate_field(entrants, seats)?;
+    pair_round(round, entrants, history, seats, base_seed, None)
+}
+
+/// [`swiss_round`] for a game with baselines: where the field does not
+/// divide into groups of `seats`, the short group (the lowest in score
+/// order, after the swaps) is filled with seats of `baseline` (written as
+/// [`baseline_id`]) instead of giving byes, so nobody sits out and `byes` is
+/// always empty. The field may then be smaller than `seats` (at least one
+/// entrant).
+pub fn swiss_round_with_baseline(
+    round: u32,
+    entrants: &[EntrantId],
+    history: &[MatchRecord],
+    seats: usize,
+    base_seed: u64,
+    baseline: &str,
+) -> Result<Round, ScheduleError> {
+    validate_filled_field(entrants, seats)?;
+    pair_round(round, entrants, history, seats, base_seed, Some(baseline))
+}
+
+fn pair_round(
+    round: u32,
+    entrants: &[EntrantId],
+    history: &[MatchRecord],
+    seats: usize,
+    base_seed: u64,
+    baseline: Option<&str>,
+) -> Result<Round, ScheduleError> {
     let field = build_field(round, entrants, history, seats);
     let seed = swiss_seed(base_seed, round);
     if seats == 2 {
         let graph = pairing_graph(&field, round, base_seed)?;
-        pair_two_seats(&field, &graph, round, base_seed, seed)
+        let mut paired = pair_two_seats(&field, &graph, round, base_seed, seed)?;
+        if let Some(baseline) = baseline {
+            // The ghost's partner plays the baseline instead of sitting out,
+            // in the seat that evens out its balance.
+            for bye in std::mem::take(&mut paired.byes) {
+                let ahead = field
+                    .standings
+                    .iter()
+                    .find(|s| s.entrant == bye)
+                    .is_some_and(|s| balance(s) > 0);
+                let seats = if ahead {
+                    vec![baseline_id(baseline), bye]
+                } else {
+                    vec![bye, baseline_id(baseline)]
+                };
+                paired.pairings.push(Pairing { seats, seed });
+            }
+        }
+        Ok(paired)
     } else {
-        Ok(group_many_seats(&field, seats, seed))
+        Ok(group_many_seats(&field, seats, seed, baseline))
     }
 }
 
@@ -550,11 +599,16 @@ fn candidates(graph: &PairingGraph) -> Vec<(usize, usize)> {
 }
 
 /// Groups of `seats` (> 2) by score, with repeat-avoiding swaps between
-/// neighbouring groups and balanced seats (see the module docs).
-fn group_many_seats(field: &Field, seats: usize, seed: u64) -> Round {
+/// neighbouring groups and balanced seats (see the module docs). With a
+/// `baseline`, nobody sits out: the last, short group is filled with it.
+fn group_many_seats(field: &Field, seats: usize, seed: u64, baseline: Option<&str>) -> Round {
     let st = &field.standings;
     let order = score_order(field);
-    let sitting_out = order.len() % seats;
+    let sitting_out = if baseline.is_some() {
+        0
+    } else {
+        order.len() % seats
+    };
     // Byes: fewest byes first, then lowest score, then latest seeded.
     let mut bye_order = order.clone();
     bye_order.sort_by_key(|&i| (st[i].byes, st[i].points, std::cmp::Reverse(i)));
@@ -568,12 +622,22 @@ fn group_many_seats(field: &Field, seats: usize, seed: u64) -> Round {
     improve_groups(field, &mut groups);
     let pairings = groups
         .iter()
-        .map(|g| Pairing {
-            seats: assign_seats(field, g, seats)
-                .into_iter()
-                .map(|i| st[i].entrant.clone())
-                .collect(),
-            seed,
+        .map(|g| {
+            // Only the short group of a filled field has empty seats.
+            let mut members: Vec<Option<usize>> = g.iter().copied().map(Some).collect();
+            members.resize(seats, None);
+            Pairing {
+                seats: assign_seats(field, &members, seats)
+                    .into_iter()
+                    .map(|seat| match (seat, baseline) {
+                        (Some(i), _) => st[i].entrant.clone(),
+                        (None, Some(baseline)) => baseline_id(baseline),
+                        // Without a baseline every group is full.
+                        (None, None) => String::new(),
+                    })
+                    .collect(),
+                seed,
+            }
         })
         .collect();
     // Byes in score order, like everything else.
@@ -650,19 +714,21 @@ fn improve_groups(field: &Field, groups: &mut [Vec<usize>]) {
 }
 
 /// Seat order for a group: minimises (Σ times each member already sat in
-/// its new seat, Σ members repeating their previous seat). Exhaustive up to
-/// six seats; beyond, the best rotation improved by pairwise swaps.
-fn assign_seats(field: &Field, group: &[usize], seats: usize) -> Vec<usize> {
+/// its new seat, Σ members repeating their previous seat); an empty seat
+/// (`None`, to be filled by a baseline) costs nothing. Exhaustive up to six
+/// seats; beyond, the best rotation improved by pairwise swaps.
+fn assign_seats(field: &Field, group: &[Option<usize>], seats: usize) -> Vec<Option<usize>> {
     let st = &field.standings;
-    let cost = |arrangement: &[usize]| -> (u64, u64) {
+    let cost = |arrangement: &[Option<usize>]| -> (u64, u64) {
         arrangement
             .iter()
             .enumerate()
-            .fold((0, 0), |(c, r), (seat, &i)| {
-                (
-                    c + u64::from(st[i].seat_counts[seat]),
-                    r + u64::from(st[i].last_seat == Some(seat)),
-                )
+            .fold((0, 0), |(c, r), (seat, member)| match member {
+                Some(i) => (
+                    c + u64::from(st[*i].seat_counts[seat]),
+                    r + u64::from(st[*i].last_seat == Some(seat)),
+                ),
+                None => (c, r),
             })
     };
     let mut best = group.to_vec();

@@ -3,28 +3,28 @@
 use std::fmt::Write as _;
 
 use super::{StandingRow, Standings};
-use crate::model::ForfeitReason;
+use arena_engine::Forfeit;
 
 /// The forfeit columns of the CSV, in order.
-const FORFEIT_COLUMNS: [(ForfeitReason, &str); 5] = [
-    (ForfeitReason::Crash, "forfeit_crash"),
-    (ForfeitReason::Exit, "forfeit_exit"),
-    (ForfeitReason::Memory, "forfeit_memory"),
-    (ForfeitReason::Faults, "forfeit_faults"),
-    (ForfeitReason::BuildFailed, "forfeit_build_failed"),
+const FORFEIT_COLUMNS: [(Forfeit, &str); 5] = [
+    (Forfeit::Crash, "forfeit_crash"),
+    (Forfeit::Exit, "forfeit_exit"),
+    (Forfeit::Memory, "forfeit_memory"),
+    (Forfeit::Faults, "forfeit_faults"),
+    (Forfeit::BuildFailed, "forfeit_build_failed"),
 ];
 
 /// The position of `reason` in [`FORFEIT_COLUMNS`]. The match is
-/// exhaustive, so a new [`ForfeitReason`] fails to compile here until it has
+/// exhaustive, so a new [`Forfeit`] fails to compile here until it has
 /// a column (a unit test checks the two agree).
 #[cfg_attr(not(test), allow(dead_code))]
-const fn forfeit_column(reason: ForfeitReason) -> usize {
+const fn forfeit_column(reason: Forfeit) -> usize {
     match reason {
-        ForfeitReason::Crash => 0,
-        ForfeitReason::Exit => 1,
-        ForfeitReason::Memory => 2,
-        ForfeitReason::Faults => 3,
-        ForfeitReason::BuildFailed => 4,
+        Forfeit::Crash => 0,
+        Forfeit::Exit => 1,
+        Forfeit::Memory => 2,
+        Forfeit::Faults => 3,
+        Forfeit::BuildFailed => 4,
     }
 }
 

@@ -58,7 +58,28 @@
 //! `wins` counts sole first places, `draws` shared first places, and `losses`
 //! every other placement (for two seats: win, draw, loss). `timeouts` and
 //! `malformed` add up the seats' fault counters, and `forfeits` counts the
-//! matches the entrant left by each [`ForfeitReason`].
+//! matches the entrant left by each [`Forfeit`] reason.
+//!
+//! # Baseline seats
+//!
+//! A seat played by an in-engine baseline (entrant id `baseline:NAME`, see
+//! [`crate::model::baseline_name`]) takes part in the placement and in
+//! nothing else:
+//!
+//! - it is never a row, and the same baseline may sit in several seats;
+//! - its points are credited to nobody;
+//! - the entrants of a match with baselines score their own placement among
+//!   *all* seats (finishing behind a baseline costs what finishing behind an
+//!   entrant costs), and `wins`/`draws`/`losses` read that placement too;
+//! - it is no co-player for Buchholz or Sonneborn–Berger: those sum over
+//!   the other *entrant* seats only;
+//! - the rating treats the match as a multi-player ranking of the entrant
+//!   seats alone, in their order among themselves; a match with fewer than
+//!   two entrant seats leaves ratings alone.
+//!
+//! Placement points are exactly [`arena_engine::placement_points`], the
+//! scoring every registered game reports (a test checks the two agree), kept
+//! here in integers.
 
 mod export;
 mod rating;
@@ -69,7 +90,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{EntrantId, ForfeitReason, MatchRecord};
+use arena_engine::Forfeit;
+
+use crate::model::{EntrantId, MatchRecord, baseline_name};
 use score::Placement;
 
 /// The final table, best first.
@@ -116,7 +139,7 @@ pub struct StandingRow {
     /// Malformed replies, summed over all matches.
     pub malformed: u64,
     /// Matches forfeited, by reason; reasons that never happened are absent.
-    pub forfeits: BTreeMap<ForfeitReason, u32>,
+    pub forfeits: BTreeMap<Forfeit, u32>,
 }
 
 /// Why the standings could not be computed from the records given.
@@ -152,18 +175,24 @@ pub enum StandingsError {
     Overflow,
 }
 
-/// One validated seat of a match, with the entrant as an index.
+/// One validated entrant seat of a match, with the entrant as an index.
 struct GameSeat {
     entrant: usize,
     rank: u32,
+    /// Among every seat of the match, baselines included.
     placement: Placement,
-    forfeit: Option<ForfeitReason>,
+    /// Among the match's entrant seats only: how many finished ahead.
+    entrants_ahead: usize,
+    forfeit: Option<Forfeit>,
     timeouts: u32,
     malformed: u32,
 }
 
 /// One validated match.
 struct Game {
+    /// Every seat, baselines included: what the placement points are out of.
+    size: usize,
+    /// The entrant seats, in seat order; baseline seats are left out.
     seats: Vec<GameSeat>,
 }
 
@@ -183,7 +212,7 @@ struct Tally {
     byes: u32,
     timeouts: u64,
     malformed: u64,
-    forfeits: BTreeMap<ForfeitReason, u32>,
+    forfeits: BTreeMap<Forfeit, u32>,
 }
 
 /// Builds the standings; see the [module docs](self) for every formula.
@@ -240,7 +269,7 @@ pub fn compute(
     // A common denominator for every match's points: lcm of 2 (N - 1).
     let mut denominator: u64 = 2;
     for game in &games {
-        let scale = 2 * (game.seats.len() as u64 - 1);
+        let scale = 2 * (game.size as u64 - 1);
         denominator = score::lcm(denominator, scale).ok_or(StandingsError::Overflow)?;
     }
     let denominator = u128::from(denominator);
@@ -249,7 +278,7 @@ pub fn compute(
         tally.points = u128::from(tally.byes) * denominator;
     }
     for game in &games {
-        let n = game.seats.len();
+        let n = game.size;
         let factor = denominator / (2 * (n as u128 - 1));
         for seat in &game.seats {
             let tally = &mut tallies[seat.entrant];
@@ -356,20 +385,9 @@ fn validate(record: &MatchRecord, index: &HashMap<&str, usize>) -> Result<Game, 
             seats: n,
         });
     }
-    let mut seated = Vec::with_capacity(n);
+    // `None` for a baseline seat.
+    let mut seated: Vec<Option<usize>> = Vec::with_capacity(n);
     for seat in &record.seats {
-        let Some(&entrant) = index.get(seat.entrant.as_str()) else {
-            return Err(StandingsError::UnknownEntrant {
-                match_id: record.match_id.clone(),
-                entrant: seat.entrant.clone(),
-            });
-        };
-        if seated.contains(&entrant) {
-            return Err(StandingsError::DuplicateSeat {
-                match_id: record.match_id.clone(),
-                entrant: seat.entrant.clone(),
-            });
-        }
         if seat.rank as usize >= n {
             return Err(StandingsError::InconsistentRanks {
                 match_id: record.match_id.clone(),
@@ -377,22 +395,48 @@ fn validate(record: &MatchRecord, index: &HashMap<&str, usize>) -> Result<Game, 
                 seats: n,
             });
         }
-        seated.push(entrant);
+        if baseline_name(&seat.entrant).is_some() {
+            seated.push(None);
+            continue;
+        }
+        let Some(&entrant) = index.get(seat.entrant.as_str()) else {
+            return Err(StandingsError::UnknownEntrant {
+                match_id: record.match_id.clone(),
+                entrant: seat.entrant.clone(),
+            });
+        };
+        if seated.contains(&Some(entrant)) {
+            return Err(StandingsError::DuplicateSeat {
+                match_id: record.match_id.clone(),
+                entrant: seat.entrant.clone(),
+            });
+        }
+        seated.push(Some(entrant));
     }
     let ranks: Vec<u32> = record.seats.iter().map(|seat| seat.rank).collect();
+    let entrant_ranks: Vec<u32> = record
+        .seats
+        .iter()
+        .zip(&seated)
+        .filter(|(_, entrant)| entrant.is_some())
+        .map(|(seat, _)| seat.rank)
+        .collect();
     let seats = record
         .seats
         .iter()
         .zip(seated)
         .zip(score::placements(&ranks))
-        .map(|((seat, entrant), placement)| GameSeat {
-            entrant,
-            rank: seat.rank,
-            placement,
-            forfeit: seat.forfeit,
-            timeouts: seat.timeouts,
-            malformed: seat.malformed,
+        .filter_map(|((seat, entrant), placement)| {
+            Some(GameSeat {
+                entrant: entrant?,
+                rank: seat.rank,
+                placement,
+                entrants_ahead: entrant_ranks.iter().filter(|r| **r < seat.rank).count(),
+                forfeit: seat.forfeit,
+                timeouts: seat.timeouts,
+                malformed: seat.malformed,
+            })
         })
         .collect();
-    Ok(Game { seats })
+    Ok(Game { size: n, seats })
 }

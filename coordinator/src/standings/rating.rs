@@ -7,12 +7,14 @@ use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 use super::Game;
 
 /// Every entrant's rating after `games`, processed in the order given (the
-/// caller sorts them by round, then match id). Each seat is a one-player
-/// team; seats that tied share an outcome.
+/// caller sorts them by round, then match id). Each entrant seat is a
+/// one-player team ranked by its order among the entrant seats (baseline
+/// seats are not in `game.seats`); seats that tied share an outcome. A game
+/// with fewer than two entrant seats changes nothing.
 pub(super) fn rate(games: &[Game], entrants: usize) -> Vec<WengLinRating> {
     let config = WengLinConfig::new();
     let mut ratings = vec![WengLinRating::new(); entrants];
-    for game in games {
+    for game in games.iter().filter(|g| g.seats.len() >= 2) {
         let teams: Vec<[WengLinRating; 1]> = game
             .seats
             .iter()
@@ -24,7 +26,7 @@ pub(super) fn rate(games: &[Game], entrants: usize) -> Vec<WengLinRating> {
             .map(|(team, seat)| {
                 (
                     team.as_slice(),
-                    MultiTeamOutcome::new(seat.placement.first + 1),
+                    MultiTeamOutcome::new(seat.entrants_ahead + 1),
                 )
             })
             .collect();

@@ -105,6 +105,34 @@ mod tests {
         }
     }
 
+    /// The exact integers here are the engine's placement points, the
+    /// scoring every registered game reports.
+    #[test]
+    fn points_are_the_engine_s_placement_points() {
+        let cases: [&[u32]; 12] = [
+            &[0, 1],
+            &[1, 0],
+            &[0, 0],
+            &[0, 0, 2, 3],
+            &[0, 0, 1, 2],
+            &[0, 1, 1, 3],
+            &[0, 0, 0, 1],
+            &[0, 0, 0, 0],
+            &[3, 2, 1, 0],
+            &[2, 0, 1, 1],
+            &[0, 1, 2],
+            &[4, 0, 4, 1, 2, 2],
+        ];
+        for ranks in cases {
+            let engine = arena_engine::placement_points(ranks);
+            let ours = points(ranks);
+            assert_eq!(ours.len(), engine.len());
+            for (a, b) in ours.iter().zip(&engine) {
+                assert!((a - b).abs() < 1e-12, "{ranks:?}: {ours:?} vs {engine:?}");
+            }
+        }
+    }
+
     #[test]
     fn lcm_and_gcd() {
         assert_eq!(gcd(12, 18), 6);

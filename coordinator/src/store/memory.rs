@@ -16,7 +16,7 @@ use super::types::{
     ScheduledMatch, Status, TournamentSpec, WorkerInfo,
 };
 use super::{check_record, check_submission_hash, expiry};
-use crate::model::{EntrantId, MatchRecord, Pairing};
+use crate::model::{EntrantId, MatchRecord, Pairing, baseline_name};
 
 /// The embedded backend. Clones share one state.
 #[derive(Clone, Debug, Default)]
@@ -259,7 +259,13 @@ impl MemoryStore {
                 .queue
                 .get(*position)
                 .and_then(|id| state.matches.get(id))
-                .is_some_and(|m| m.pairing.seats.iter().all(|seat| cached.contains(seat)))
+                .is_some_and(|m| {
+                    // A baseline plays inside the engine: nothing to build.
+                    m.pairing
+                        .seats
+                        .iter()
+                        .all(|seat| baseline_name(seat).is_some() || cached.contains(seat))
+                })
         };
         let cached_position = if cached.is_empty() {
             None
@@ -358,6 +364,11 @@ impl MemoryStore {
             state.queue.push_front(match_id.clone());
         }
         Ok(requeued)
+    }
+
+    /// See [`Store::pairing`](crate::store::Store::pairing).
+    pub async fn pairing(&self, match_id: &str) -> Result<Option<Pairing>> {
+        Ok(self.lock().matches.get(match_id).map(|m| m.pairing.clone()))
     }
 
     /// See [`Store::queue_len`](crate::store::Store::queue_len).

@@ -45,7 +45,7 @@ pub use self::types::{
     CompleteOutcome, Entrant, LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease, MatchInfo, MatchState,
     ScheduledMatch, Status, TournamentSpec, WorkerInfo,
 };
-use crate::model::{EntrantId, MatchRecord};
+use crate::model::{EntrantId, MatchRecord, Pairing};
 
 /// The coordinator's store: one of the two backends, with identical
 /// behaviour (the conformance suite in `tests/store.rs` checks that). Clones
@@ -166,6 +166,13 @@ impl Store {
     /// of cancelled tournaments are dropped instead and not listed.)
     pub async fn expire(&self, now_ms: u64) -> Result<Vec<String>> {
         dispatch!(self.expire(now_ms))
+    }
+
+    /// Who plays a match, in seat order, on which map; `None` for an
+    /// unknown match. A match's pairing never changes once scheduled, so a
+    /// reported result can be checked against it under any lease.
+    pub async fn pairing(&self, match_id: &str) -> Result<Option<Pairing>> {
+        dispatch!(self.pairing(match_id))
     }
 
     /// How many matches, of all tournaments, wait in the queue.

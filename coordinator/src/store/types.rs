@@ -3,7 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{EntrantId, Format, MatchLimits, Pairing};
+use arena_engine::Rules;
+use arena_engine::registry::Limits;
+
+use crate::model::{EntrantId, Format, Pairing};
 
 /// One entrant as the tournament was created with it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,9 +38,13 @@ pub struct TournamentSpec {
     /// [`Store::cancel`](super::Store::cancel); passing `true` to
     /// `create_tournament` creates it already cancelled.
     pub cancelled: bool,
-    /// The runner's limits for every match of the tournament.
+    /// The game's options, resolved (every option present), sent with every
+    /// lease.
     #[serde(default)]
-    pub limits: MatchLimits,
+    pub rules: Rules,
+    /// The runner's limits for every match of the tournament, resolved from
+    /// the game's defaults and the tournament's overrides.
+    pub limits: Limits,
     /// The environment id its matches must be played in; `None`: any worker.
     #[serde(default)]
     pub environment: Option<String>,

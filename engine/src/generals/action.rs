@@ -136,7 +136,7 @@ impl TryFrom<[i64; 5]> for Action {
 }
 
 fn malformed(reason: &'static str) -> Malformed {
-    Malformed { reason }
+    Malformed::new(reason)
 }
 
 /// Parses one reply line, without its `\n` (a trailing `\r` is tolerated).

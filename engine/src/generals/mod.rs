@@ -4,7 +4,7 @@
 //! [`Generals`] construction; [`action`] parses reply lines; [`rules`] is the
 //! step function (builds, move order, moves, growth, deathtouch, outcome);
 //! [`frame`] renders the fog-of-war text each bot reads; [`mapgen`] draws a
-//! fresh board from a seed.
+//! fresh board from a seed. [`ENTRY`] registers it.
 //!
 //! The encodings follow the competition's reference engine so fixtures compare
 //! directly: kind 0 plain, 1 mountain, 2 castle, 3 general; owner 0 neutral,
@@ -23,12 +23,42 @@ pub use board::{Generals, Kind, Params, Setup, SetupError};
 pub use state::StateError;
 
 use crate::game::{Game, Malformed, Outcome, Seat};
+use crate::registry::{self, FrameFormat, GameEntry, Limits, RuntimeKind};
+use crate::session::Session;
+
+/// The registry entry: two seats, the competition's limits, no options (the
+/// competition's parameters are fixed).
+pub static ENTRY: GameEntry = GameEntry {
+    name: "generals",
+    summary: "Generals Competition: 1v1, fog of war, player-built castles, text protocol",
+    seats: &[2],
+    teams: &[],
+    options: &[],
+    limits: Limits {
+        first_move_ms: 10_000,
+        move_ms: 150,
+        fault_limit: 50,
+        reply_cap: 4096,
+    },
+    frames: FrameFormat::Text,
+    runtimes: &[RuntimeKind::Process],
+    baselines: &[],
+    new_match: |setup| {
+        Generals::try_from_seed(setup.seed, Params::default())
+            .map(Session::boxed)
+            .map_err(|e| registry::SetupError::Invalid {
+                game: "generals",
+                reason: e.to_string(),
+            })
+    },
+    open_replay: crate::replay::open::<Generals>,
+};
 
 impl Game for Generals {
     type Action = Action;
 
     fn name(&self) -> &'static str {
-        "generals"
+        ENTRY.name
     }
 
     fn seats(&self) -> usize {
@@ -47,18 +77,18 @@ impl Game for Generals {
         frame::write_frame(self, seat, out);
     }
 
-    fn parse_action(&self, line: &[u8]) -> Result<Action, Malformed> {
+    fn parse_action(&self, _seat: Seat, line: &[u8]) -> Result<Action, Malformed> {
         action::parse(line)
     }
 
-    fn idle_action(&self) -> Action {
+    fn fallback_action(&self, _seat: Seat) -> Action {
         Action::PASS
     }
 
-    fn step(&mut self, actions: &[Action]) -> Option<Outcome> {
+    fn step(&mut self, actions: &[Option<Action>]) -> Option<Outcome> {
         let pair = match actions {
-            [a, b] => [*a, *b],
-            // A runner bug, not bot input: every seat always gets an action.
+            [a, b] => [a.unwrap_or(Action::PASS), b.unwrap_or(Action::PASS)],
+            // A runner bug, not bot input: every step carries one slot per seat.
             _ => panic!("generals takes exactly two actions, got {}", actions.len()),
         };
         self.step_pair(pair).cloned()
@@ -67,10 +97,7 @@ impl Game for Generals {
     fn forfeit(&mut self, seats: &[Seat]) -> Option<Outcome> {
         if self.outcome.is_none() && !seats.is_empty() {
             let ranks = (0..2).map(|s| u32::from(seats.contains(&s))).collect();
-            self.outcome = Some(Outcome {
-                ranks,
-                reason: "forfeit".to_owned(),
-            });
+            self.outcome = Some(Outcome::ranked(ranks, "forfeit"));
         }
         self.outcome.clone()
     }

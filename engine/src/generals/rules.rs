@@ -303,17 +303,11 @@ fn share_a_cell(a: Option<MoveStep>, b: Option<MoveStep>) -> bool {
 fn win(player: usize, reason: &str) -> Outcome {
     let mut ranks = vec![1, 1];
     ranks[player] = 0;
-    Outcome {
-        ranks,
-        reason: reason.to_owned(),
-    }
+    Outcome::ranked(ranks, reason)
 }
 
 fn draw(reason: &str) -> Outcome {
-    Outcome {
-        ranks: vec![0, 0],
-        reason: reason.to_owned(),
-    }
+    Outcome::ranked(vec![0, 0], reason)
 }
 
 #[cfg(test)]

@@ -60,7 +60,7 @@ pub enum StateError {
     Params(&'static str),
     #[error("time {time} is past max_turns {max_turns}")]
     Time { time: u32, max_turns: u32 },
-    #[error("the outcome must rank exactly two seats, each 0 or 1")]
+    #[error("the outcome must rank exactly two seats, each 0 or 1, scored by placement")]
     Outcome,
     #[error("a game at its turn cap must have an outcome")]
     Unfinished,
@@ -168,7 +168,12 @@ impl TryFrom<State> for Generals {
             });
         }
         match outcome {
-            Some(o) if o.ranks.len() != 2 || o.ranks.iter().any(|&r| r > 1) => {
+            Some(o)
+                if o.ranks.len() != 2
+                    || o.ranks.iter().any(|&r| r > 1)
+                    || o.scores != crate::game::placement_points(&o.ranks)
+                    || !o.teams.is_empty() =>
+            {
                 return Err(StateError::Outcome);
             }
             None if time == params.max_turns => return Err(StateError::Unfinished),
@@ -308,11 +313,19 @@ mod tests {
             ("turn cap", Box::new(|v| v["time"] = json!(1200))),
             (
                 "two seats",
-                Box::new(|v| v["outcome"] = json!({"ranks": [0], "reason": "x"})),
+                Box::new(|v| v["outcome"] = json!({"ranks": [0], "scores": [1.0], "reason": "x"})),
             ),
             (
                 "two seats",
-                Box::new(|v| v["outcome"] = json!({"ranks": [0, 7], "reason": "x"})),
+                Box::new(|v| {
+                    v["outcome"] = json!({"ranks": [0, 7], "scores": [1.0, 0.0], "reason": "x"})
+                }),
+            ),
+            (
+                "scored by placement",
+                Box::new(|v| {
+                    v["outcome"] = json!({"ranks": [0, 1], "scores": [1.0, 1.0], "reason": "x"})
+                }),
             ),
         ];
         for (expected, forge) in cases {

@@ -15,6 +15,7 @@ mod auth;
 mod coordinator_restart;
 mod cut_off_worker;
 mod drain;
+mod ffa_tournament;
 mod lease_ttl;
 mod round_robin;
 mod worker_killed;

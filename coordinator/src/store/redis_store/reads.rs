@@ -28,6 +28,13 @@ impl RedisStore {
         Ok(Some(spec))
     }
 
+    /// See [`Store::pairing`](crate::store::Store::pairing).
+    pub async fn pairing(&self, match_id: &str) -> Result<Option<Pairing>> {
+        let json: Option<String> = self.conn().hget(keys::MATCH_PAIRING, match_id).await?;
+        json.map(|json| from_json(&json, format!("pairing of {match_id}")))
+            .transpose()
+    }
+
     /// See [`Store::tournaments`](crate::store::Store::tournaments).
     pub async fn tournaments(&self) -> Result<Vec<String>> {
         let mut ids: Vec<String> = self.conn().smembers(keys::TOURNAMENTS).await?;

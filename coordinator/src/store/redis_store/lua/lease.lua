@@ -1,7 +1,9 @@
 -- Leases a queued match to a worker. Only matches the worker may play count:
 -- those of tournaments that name no environment or name the worker's. Of
 -- those, the first, unless one of the first ARGV[3] has every entrant in the
--- worker's cache, in which case the first such match.
+-- worker's cache, in which case the first such match. A baseline seat
+-- (`baseline:NAME`, model::BASELINE_PREFIX) needs no build and always counts
+-- as cached.
 --
 -- KEYS[1]:  arena:queue             LIST of queued match ids
 -- KEYS[2]:  arena:match_seats       HASH match -> seats JSON array
@@ -60,7 +62,7 @@ if #ARGV >= 5 then
         if seats then
             local all = true
             for _, entrant in ipairs(cjson.decode(seats)) do
-                if not cached[entrant] then
+                if not cached[entrant] and string.sub(entrant, 1, 9) ~= 'baseline:' then
                     all = false
                     break
                 end

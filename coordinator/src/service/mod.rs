@@ -3,17 +3,28 @@
 //! result wins), rounds advanced, expired leases requeued, standings computed.
 //! Everything it knows lives in the [`Store`], so a restarted coordinator
 //! carries on where the last one stopped.
+//!
+//! Layout: this module holds the [`Coordinator`] and the types it takes and
+//! gives; `ids` derives tournament and match ids.
+
+mod ids;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use sha2::{Digest, Sha256};
+use arena_engine::Rules;
+use arena_engine::registry::limits::LimitError;
+use arena_engine::registry::{self, GameEntry, LimitOverrides, Limits, RulesError, SetupError};
 use tokio::sync::Notify;
 use tracing::Instrument;
 use tracing::field::Empty;
 
+pub(crate) use self::ids::match_round;
+pub use self::ids::tournament_id;
+use self::ids::{match_id, match_tournament};
 use crate::metrics::CoordinatorMetrics;
-use crate::model::{EntrantId, Format, MatchLimits, MatchRecord};
+use crate::model::{EntrantId, Format, MatchRecord, baseline_name};
+use crate::report::{self, ResultError};
 use crate::schedule::{self, ScheduleError};
 use crate::standings::{self, Standings, StandingsError};
 use crate::store::{
@@ -49,14 +60,23 @@ impl Default for CoordinatorConfig {
 }
 
 /// A tournament as submitted: entrants are submissions already uploaded.
+/// `game`, `seats`, `rules` and `limits` are checked against the game's
+/// registry entry again on creation (a [`TournamentFile`] has resolved them
+/// already; resolving twice changes nothing).
+///
+/// [`TournamentFile`]: crate::tournament_file::TournamentFile
 #[derive(Clone, Debug)]
 pub struct NewTournament {
     pub name: String,
+    /// A registered game's name.
     pub game: String,
     pub seats: usize,
     pub base_seed: u64,
     pub format: Format,
-    pub limits: MatchLimits,
+    /// The game's options; completed with the game's defaults on creation.
+    pub rules: Rules,
+    /// The limits every match is played under, complete.
+    pub limits: Limits,
     /// (display name, submission hash), one per entrant.
     pub entrants: Vec<(String, String)>,
     /// Only workers reporting this environment id may play its matches.
@@ -68,10 +88,24 @@ pub struct NewTournament {
 pub struct LeasedMatch {
     pub lease: Lease,
     pub game: String,
-    pub limits: MatchLimits,
-    /// Display names, in seat order.
-    pub names: Vec<String>,
+    /// The tournament's resolved rules (every option present).
+    pub rules: Rules,
+    /// The tournament's resolved limits.
+    pub limits: Limits,
+    /// Who plays, in seat order.
+    pub seats: Vec<LeasedSeat>,
     pub ttl: Duration,
+}
+
+/// One seat of a leased match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeasedSeat {
+    /// The submission's content hash; empty for a baseline seat.
+    pub submission: String,
+    /// The entrant's display name, or `baseline:NAME` for a baseline seat.
+    pub name: String,
+    /// The in-engine baseline that plays this seat, if one does.
+    pub baseline: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -90,6 +124,14 @@ pub enum CoordinatorError {
     DuplicateSubmission(String),
     #[error("invalid tournament: {0}")]
     Invalid(String),
+    #[error("invalid tournament")]
+    Game(#[from] SetupError),
+    #[error("invalid tournament")]
+    Rules(#[from] RulesError),
+    #[error("invalid tournament")]
+    Limits(#[from] LimitError),
+    #[error("result refused")]
+    InvalidResult(#[from] ResultError),
 }
 
 type Result<T> = std::result::Result<T, CoordinatorError>;
@@ -157,8 +199,19 @@ impl Coordinator {
     /// Creates (or, for an identical tournament, finds) a tournament and
     /// schedules what can be scheduled. Returns its id, which is derived from
     /// its content: submitting the same tournament twice is harmless.
-    pub async fn create_tournament(&self, new: NewTournament) -> Result<String> {
-        if new.entrants.len() < new.seats {
+    pub async fn create_tournament(&self, mut new: NewTournament) -> Result<String> {
+        let entry = registry::find(&new.game)?;
+        entry.check_seats(new.seats)?;
+        new.rules = entry.rules(&new.rules)?;
+        // Complete already; this checks every limit is playable.
+        new.limits = new.limits.with(&LimitOverrides::default())?;
+        if new.entrants.is_empty() {
+            return Err(CoordinatorError::Invalid(
+                "a tournament needs at least one entrant".into(),
+            ));
+        }
+        // Baselines fill the seats entrants leave empty, if the game has any.
+        if new.entrants.len() < new.seats && fill_baseline(entry).is_none() {
             return Err(CoordinatorError::Invalid(format!(
                 "{} entrants cannot fill {} seats",
                 new.entrants.len(),
@@ -167,6 +220,9 @@ impl Coordinator {
         }
         let mut seen = std::collections::BTreeSet::new();
         for (_, hash) in &new.entrants {
+            if baseline_name(hash).is_some() {
+                return Err(CoordinatorError::UnknownSubmission(hash.clone()));
+            }
             if !seen.insert(hash.clone()) {
                 return Err(CoordinatorError::DuplicateSubmission(hash.clone()));
             }
@@ -188,6 +244,7 @@ impl Coordinator {
                 .map(|(name, hash)| Entrant { id: hash, name })
                 .collect(),
             cancelled: false,
+            rules: new.rules,
             limits: new.limits,
             environment: new.environment,
         };
@@ -212,12 +269,24 @@ impl Coordinator {
             Format::RoundRobin {
                 cycles,
                 games_per_pairing,
-            } => schedule::round_robin_round_count(
-                &entrant_ids(spec),
-                spec.seats,
-                cycles,
-                games_per_pairing,
-            )? as u32,
+            } => {
+                let ids = entrant_ids(spec);
+                let rounds = match fill_baseline(registry::find(&spec.game)?) {
+                    Some(_) => schedule::round_robin_round_count_with_baseline(
+                        &ids,
+                        spec.seats,
+                        cycles,
+                        games_per_pairing,
+                    )?,
+                    None => schedule::round_robin_round_count(
+                        &ids,
+                        spec.seats,
+                        cycles,
+                        games_per_pairing,
+                    )?,
+                };
+                rounds as u32
+            }
             Format::Swiss { rounds } => rounds,
         })
     }
@@ -236,6 +305,7 @@ impl Coordinator {
             return Ok(());
         }
         let ids = entrant_ids(&spec);
+        let baseline = fill_baseline(registry::find(&spec.game)?);
         let scheduled = self.store.rounds_scheduled(id).await?;
         match spec.format {
             Format::RoundRobin {
@@ -243,13 +313,23 @@ impl Coordinator {
                 games_per_pairing,
             } => {
                 if scheduled == 0 {
-                    let rounds = schedule::round_robin(
-                        &ids,
-                        spec.seats,
-                        cycles,
-                        games_per_pairing,
-                        spec.base_seed,
-                    )?;
+                    let rounds = match baseline {
+                        Some(baseline) => schedule::round_robin_with_baseline(
+                            &ids,
+                            spec.seats,
+                            cycles,
+                            games_per_pairing,
+                            spec.base_seed,
+                            baseline,
+                        )?,
+                        None => schedule::round_robin(
+                            &ids,
+                            spec.seats,
+                            cycles,
+                            games_per_pairing,
+                            spec.base_seed,
+                        )?,
+                    };
                     let count = rounds.len();
                     for (index, round) in rounds.into_iter().enumerate() {
                         self.schedule(id, index as u32, round).await?;
@@ -268,8 +348,23 @@ impl Coordinator {
                     return Ok(());
                 }
                 let history = self.store.results(id).await?;
-                let round =
-                    schedule::swiss_round(scheduled, &ids, &history, spec.seats, spec.base_seed)?;
+                let round = match baseline {
+                    Some(baseline) => schedule::swiss_round_with_baseline(
+                        scheduled,
+                        &ids,
+                        &history,
+                        spec.seats,
+                        spec.base_seed,
+                        baseline,
+                    )?,
+                    None => schedule::swiss_round(
+                        scheduled,
+                        &ids,
+                        &history,
+                        spec.seats,
+                        spec.base_seed,
+                    )?,
+                };
                 self.schedule(id, scheduled, round).await?;
                 let span = tracing::Span::current();
                 span.record("round", scheduled);
@@ -334,23 +429,34 @@ impl Coordinator {
         span.record("attempt", lease.attempt);
         self.lease_granted.notify_one();
         let spec = self.spec(&lease.tournament).await?;
-        let names = lease
+        let seats = lease
             .pairing
             .seats
             .iter()
-            .map(|seat| {
-                spec.entrants
-                    .iter()
-                    .find(|e| &e.id == seat)
-                    .map(|e| e.name.clone())
-                    .unwrap_or_else(|| seat.clone())
+            .map(|seat| match baseline_name(seat) {
+                Some(baseline) => LeasedSeat {
+                    submission: String::new(),
+                    name: seat.clone(),
+                    baseline: Some(baseline.to_owned()),
+                },
+                None => LeasedSeat {
+                    submission: seat.clone(),
+                    name: spec
+                        .entrants
+                        .iter()
+                        .find(|e| &e.id == seat)
+                        .map(|e| e.name.clone())
+                        .unwrap_or_else(|| seat.clone()),
+                    baseline: None,
+                },
             })
             .collect();
         Ok(Some(LeasedMatch {
             lease,
             game: spec.game,
+            rules: spec.rules,
             limits: spec.limits,
-            names,
+            seats,
             ttl,
         }))
     }
@@ -378,7 +484,10 @@ impl Coordinator {
         Ok(lost)
     }
 
-    /// Records a result; the first valid one for a match wins.
+    /// Records a result; the first valid one for a match wins. A result
+    /// that does not fit its match (see [`report::check`]) is refused with
+    /// [`CoordinatorError::InvalidResult`] and changes nothing; one for an
+    /// unknown match is left to the store, which answers `Unknown`.
     #[tracing::instrument(
         name = "report",
         skip_all,
@@ -391,6 +500,9 @@ impl Coordinator {
         replay: Option<Vec<u8>>,
         duration_s: f64,
     ) -> Result<CompleteOutcome> {
+        if let Some(pairing) = self.store.pairing(&record.match_id).await? {
+            report::check(&record, &pairing)?;
+        }
         let counted = record.clone();
         let tournament = match_tournament(&record.match_id)
             .map(str::to_owned)
@@ -481,43 +593,13 @@ impl Coordinator {
     }
 }
 
-/// A scheduled match's id. Results come back naming only the match, so the
-/// tournament and round are read back out of it ([`match_tournament`],
-/// [`match_round`]).
-fn match_id(tournament: &str, round: u32, index: usize) -> String {
-    format!("{tournament}:{round}:{index}")
-}
-
-/// The tournament part of a [`match_id`].
-fn match_tournament(match_id: &str) -> Option<&str> {
-    match_id.rsplitn(3, ':').nth(2)
-}
-
-/// The round part of a [`match_id`].
-pub(crate) fn match_round(match_id: &str) -> Option<u32> {
-    match_id.rsplit(':').nth(1)?.parse().ok()
-}
-
 /// The field's entrant ids, in registration order.
 fn entrant_ids(spec: &TournamentSpec) -> Vec<EntrantId> {
     spec.entrants.iter().map(|e| e.id.clone()).collect()
 }
 
-/// A tournament's id: a digest of what defines it.
-fn tournament_id(new: &NewTournament) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(new.name.as_bytes());
-    hasher.update(new.game.as_bytes());
-    hasher.update(new.base_seed.to_le_bytes());
-    hasher.update(serde_json::to_vec(&new.format).unwrap_or_default());
-    hasher.update(serde_json::to_vec(&new.limits).unwrap_or_default());
-    hasher.update(new.environment.as_deref().unwrap_or("").as_bytes());
-    for (name, hash) in &new.entrants {
-        hasher.update(name.as_bytes());
-        hasher.update(b"\0");
-        hasher.update(hash.as_bytes());
-    }
-    let digest = hasher.finalize();
-    let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
-    format!("t-{hex}")
+/// The baseline that fills seats the field leaves empty: the game's first,
+/// or `None` for a game without baselines (whose fields must fill every seat).
+fn fill_baseline(entry: &GameEntry) -> Option<&'static str> {
+    entry.baselines.first().copied()
 }

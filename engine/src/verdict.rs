@@ -1,0 +1,105 @@
+//! What the runner may decide about a seat without the game: the words for
+//! faults and forfeits, defined once and carried unchanged to the wire, the
+//! store and the standings.
+
+use serde::{Deserialize, Serialize};
+
+/// Why a seat left a match without the game deciding it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Forfeit {
+    /// Killed by a signal (abort, segfault, ...).
+    Crash,
+    /// Exited, or closed its stdout, before the game ended.
+    Exit,
+    /// Killed for going over its memory limit.
+    Memory,
+    /// Reached the fault budget.
+    Faults,
+    /// Its build.sh failed or ran over its limit.
+    BuildFailed,
+}
+
+impl Forfeit {
+    pub const ALL: [Forfeit; 5] = [
+        Forfeit::Crash,
+        Forfeit::Exit,
+        Forfeit::Memory,
+        Forfeit::Faults,
+        Forfeit::BuildFailed,
+    ];
+
+    /// The snake_case word used in JSON, on the wire and in metrics.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Forfeit::Crash => "crash",
+            Forfeit::Exit => "exit",
+            Forfeit::Memory => "memory",
+            Forfeit::Faults => "faults",
+            Forfeit::BuildFailed => "build_failed",
+        }
+    }
+
+    /// The inverse of [`Forfeit::as_str`].
+    pub fn from_word(word: &str) -> Option<Forfeit> {
+        Self::ALL.into_iter().find(|f| f.as_str() == word)
+    }
+}
+
+/// A reply the runner had to replace with the seat's fallback action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// No complete line before the deadline.
+    Timeout,
+    /// A line that is not an action, an over-long line, or a line nobody asked for.
+    Malformed,
+}
+
+impl FaultKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FaultKind::Timeout => "timeout",
+            FaultKind::Malformed => "malformed",
+        }
+    }
+}
+
+/// A seat's faults so far, by kind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultCounts {
+    pub timeout: u32,
+    pub malformed: u32,
+}
+
+impl FaultCounts {
+    pub fn total(&self) -> u32 {
+        self.timeout + self.malformed
+    }
+
+    pub fn add(&mut self, kind: FaultKind) {
+        match kind {
+            FaultKind::Timeout => self.timeout += 1,
+            FaultKind::Malformed => self.malformed += 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_match_serde_and_round_trip() {
+        for f in Forfeit::ALL {
+            let json = serde_json::to_value(f).unwrap();
+            assert_eq!(json, f.as_str());
+            assert_eq!(Forfeit::from_word(f.as_str()), Some(f));
+        }
+        assert_eq!(Forfeit::from_word("bored"), None);
+        assert_eq!(
+            serde_json::to_value(FaultKind::Timeout).unwrap(),
+            FaultKind::Timeout.as_str()
+        );
+    }
+}

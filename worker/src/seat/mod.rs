@@ -1,0 +1,80 @@
+//! Seat runtimes: how one seat answers a frame.
+//!
+//! The referee plays the turn loop; a seat answers through a [`SeatRuntime`]:
+//! offer it a frame with a [`Budget`], poll it until it gives an [`Answer`].
+//! [`process`] is a bot process over pipes (plain or sandboxed, as the
+//! launcher decides); [`baseline`] is an in-engine baseline, a pure function
+//! of the seat's own view. A WebAssembly host or a model evaluator is a
+//! further sibling: a platform program started inside the seat's sandbox and
+//! spoken to over the same pipes, with a fuel budget instead of wall time,
+//! so the cgroup, namespaces and seccomp still hold if that host has a bug.
+
+pub mod baseline;
+pub mod process;
+
+use std::time::{Duration, Instant};
+
+use arena_engine::{FaultKind, Forfeit, Match, Seat};
+
+use crate::fd::Interest;
+use crate::referee::RunnerError;
+
+/// What a seat may spend on one frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    /// A deadline on the monotonic clock, from the frame being written.
+    Wall(Duration),
+}
+
+/// How a seat settled the frame it was offered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// A complete reply line within budget (not yet parsed).
+    Reply(Vec<u8>),
+    /// A late, over-long or otherwise unusable reply: the fallback plays.
+    Fault(FaultKind),
+    /// The seat can no longer play (exited, crashed, out of memory).
+    Gone(Forfeit),
+}
+
+/// One frame handed to a seat.
+pub struct Offer<'a> {
+    pub seat: Seat,
+    /// The bytes to deliver (handshake included on the first frame).
+    pub frame: &'a [u8],
+    pub budget: Budget,
+    /// The match, for runtimes that live in the engine.
+    pub game: &'a dyn Match,
+}
+
+/// How a seat answers frames.
+pub trait SeatRuntime: Send {
+    /// Hands the seat a frame; its budget starts now.
+    fn offer(&mut self, offer: Offer<'_>) -> Result<(), RunnerError>;
+
+    /// Makes progress without blocking. `Some` once the frame is settled;
+    /// a settled seat keeps answering `None` until the next offer.
+    fn poll(&mut self) -> Result<Option<Answer>, RunnerError>;
+
+    /// Adds the descriptors to sleep on while the frame is outstanding and
+    /// returns the instant by which it must be polled again (`None` when
+    /// nothing is outstanding).
+    fn wait_on(&self, interests: &mut Vec<Interest>) -> Option<Instant>;
+
+    /// Lines sent that answered no frame since the last call (each a fault).
+    fn take_stray_lines(&mut self) -> u32;
+
+    /// Tells the seat the game is over for it (EOF on its input), without
+    /// waiting; the referee does this for every seat before stopping any.
+    fn close_input(&mut self);
+
+    /// Ends the seat: the game is over for it. Waits at most until
+    /// `grace_until` for it to leave on its own, then forces it.
+    fn stop(&mut self, grace_until: Instant);
+
+    /// What the seat left for its participant (stderr, capped).
+    fn log(&mut self) -> Vec<u8>;
+
+    /// In-budget reply latencies, in nanoseconds, unsorted.
+    fn latencies(&self) -> &[u64];
+}
