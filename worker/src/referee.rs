@@ -392,7 +392,6 @@ impl Referee<'_> {
         let mut interests = Vec::with_capacity(self.seats.len() * 3);
         loop {
             let mut earliest: Option<Instant> = None;
-            interests.clear();
             for record in &mut self.seats {
                 let Some(runtime) = record.runtime.as_mut() else {
                     continue;
@@ -405,7 +404,7 @@ impl Referee<'_> {
                     record.answer = Some(answer);
                     continue;
                 }
-                if let Some(due) = runtime.wait_on(&mut interests) {
+                if let Some(due) = runtime.deadline() {
                     earliest = Some(earliest.map_or(due, |e| e.min(due)));
                 }
             }
@@ -415,6 +414,12 @@ impl Referee<'_> {
             if Instant::now() < spin_until {
                 std::hint::spin_loop();
                 continue;
+            }
+            interests.clear();
+            for record in &self.seats {
+                if let (true, Some(runtime)) = (record.waiting, record.runtime.as_ref()) {
+                    runtime.wait_on(&mut interests);
+                }
             }
             let timeout = earliest.saturating_duration_since(Instant::now());
             fd::wait_any(&interests, timeout).map_err(RunnerError::Poll)?;

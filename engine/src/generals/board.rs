@@ -124,7 +124,9 @@ pub struct Generals {
     /// `reciprocal(width)`, kept so a cell's row costs a multiply, not a division.
     pub(crate) width_reciprocal: u64,
     pub(crate) time: u32,
-    pub(crate) outcome: Option<Outcome>,
+    /// Boxed: the outcome is written once, and keeping it out of line keeps
+    /// the struct the hot loops read small.
+    pub(crate) outcome: Option<Box<Outcome>>,
 }
 
 impl Generals {
@@ -238,7 +240,7 @@ impl Generals {
             open,
             width_reciprocal: reciprocal(width),
             time,
-            outcome,
+            outcome: outcome.map(Box::new),
         }
     }
 

@@ -97,12 +97,12 @@ impl Game for Generals {
     fn forfeit(&mut self, seats: &[Seat]) -> Option<Outcome> {
         if self.outcome.is_none() && !seats.is_empty() {
             let ranks = (0..2).map(|s| u32::from(seats.contains(&s))).collect();
-            self.outcome = Some(Outcome::ranked(ranks, "forfeit"));
+            self.outcome = Some(Box::new(Outcome::ranked(ranks, "forfeit")));
         }
-        self.outcome.clone()
+        self.outcome.as_deref().cloned()
     }
 
     fn outcome(&self) -> Option<&Outcome> {
-        self.outcome.as_ref()
+        self.outcome.as_deref()
     }
 }

@@ -31,7 +31,7 @@ impl Generals {
     /// Stepping a finished game changes nothing.
     pub fn step_pair(&mut self, mut actions: [Action; 2]) -> Option<&Outcome> {
         if self.outcome.is_some() {
-            return self.outcome.as_ref();
+            return self.outcome.as_deref();
         }
         let t = self.time;
 
@@ -99,9 +99,9 @@ impl Generals {
             _ => None,
         };
         if outcome.is_some() {
-            self.outcome = outcome;
+            self.outcome = outcome.map(Box::new);
         }
-        self.outcome.as_ref()
+        self.outcome.as_deref()
     }
 
     /// Turns an owned plain cell into a castle if its army covers the price.

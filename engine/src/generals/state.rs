@@ -77,7 +77,7 @@ impl From<Generals> for State {
             army: game.army,
             generals: game.generals,
             time: game.time,
-            outcome: game.outcome,
+            outcome: game.outcome.map(|o| *o),
         }
     }
 }

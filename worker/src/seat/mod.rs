@@ -56,10 +56,13 @@ pub trait SeatRuntime: Send {
     /// a settled seat keeps answering `None` until the next offer.
     fn poll(&mut self) -> Result<Option<Answer>, RunnerError>;
 
-    /// Adds the descriptors to sleep on while the frame is outstanding and
-    /// returns the instant by which it must be polled again (`None` when
-    /// nothing is outstanding).
-    fn wait_on(&self, interests: &mut Vec<Interest>) -> Option<Instant>;
+    /// The instant by which the seat must be polled again while a frame is
+    /// outstanding (its deadline); `None` when nothing is outstanding.
+    fn deadline(&self) -> Option<Instant>;
+
+    /// Adds the descriptors to sleep on while the frame is outstanding.
+    /// Called only when the referee is about to sleep, not while it spins.
+    fn wait_on(&self, interests: &mut Vec<Interest>);
 
     /// Lines sent that answered no frame since the last call (each a fault).
     fn take_stray_lines(&mut self) -> u32;

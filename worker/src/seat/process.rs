@@ -292,10 +292,17 @@ impl SeatRuntime for ProcessSeat {
         }
     }
 
-    fn wait_on(&self, interests: &mut Vec<Interest>) -> Option<Instant> {
+    fn deadline(&self) -> Option<Instant> {
         let pending = self.pending.as_ref()?;
         if self.settled.is_some() {
             return Some(Instant::now());
+        }
+        Some(pending.deadline)
+    }
+
+    fn wait_on(&self, interests: &mut Vec<Interest>) {
+        if self.pending.is_none() {
+            return;
         }
         interests.push(Interest {
             fd: self.process.stdout.as_raw_fd(),
@@ -317,7 +324,6 @@ impl SeatRuntime for ProcessSeat {
                 writable: true,
             });
         }
-        Some(pending.deadline)
     }
 
     fn take_stray_lines(&mut self) -> u32 {
