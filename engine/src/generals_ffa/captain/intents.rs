@@ -6,7 +6,7 @@
 use std::cmp::Reverse;
 
 use super::Captain;
-use super::board::{FAR, amount, is_enemy, is_enterable, is_own, is_walkable};
+use super::board::{Board, FAR, amount, is_enemy, is_enterable, is_own, is_walkable};
 use crate::generals_ffa::plan::{Cities, PLAN_EVERY, THREAT_RADIUS};
 use crate::generals_ffa::view::{CellKind, CellView, Move};
 
@@ -20,6 +20,26 @@ fn keep<K: Ord, T>(best: &mut Option<(K, T)>, key: K, candidate: T) {
 /// Whether `j` is one step nearer the search's sources than `i`.
 fn one_closer(dist: &[u32], j: usize, i: usize) -> bool {
     dist[i] != FAR && dist[i] > 0 && dist[j] == dist[i] - 1
+}
+
+/// `from`'s whole movable army, one step down the distance field `dist`
+/// (the lowest-index neighbour on a tie).
+fn step_down(
+    board: &Board<'_>,
+    dist: &[u32],
+    from: usize,
+    seat: usize,
+    reserve: u32,
+) -> Option<Move> {
+    let to = board
+        .neighbours(from)
+        .filter(|&j| one_closer(dist, j, from))
+        .min()?;
+    Some(Move {
+        from,
+        to,
+        amount: amount(board.cell(from), seat, reserve),
+    })
 }
 
 impl Captain<'_> {
@@ -87,15 +107,7 @@ impl Captain<'_> {
             keep(&mut best, (sent, Reverse(home), Reverse(s)), s);
         }
         let (_, from) = best?;
-        let to = board
-            .neighbours(from)
-            .filter(|&j| one_closer(dist, j, from))
-            .min()?;
-        Some(Move {
-            from,
-            to,
-            amount: amount(board.cell(from), seat, reserve),
-        })
+        step_down(board, dist, from, seat, reserve)
     }
 
     /// Take a neutral plain, or a neutral city the plan allows, next to our
@@ -188,15 +200,7 @@ impl Captain<'_> {
             keep(&mut best, (sent, Reverse(away), Reverse(s)), s);
         }
         let (_, from) = best?;
-        let to = board
-            .neighbours(from)
-            .filter(|&j| one_closer(dist, j, from))
-            .min()?;
-        Some(Move {
-            from,
-            to,
-            amount: amount(board.cell(from), seat, reserve),
-        })
+        step_down(board, dist, from, seat, reserve)
     }
 
     /// Step our largest army one step along a shortest walkable path towards
