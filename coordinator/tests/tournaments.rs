@@ -89,7 +89,19 @@ fn errors_name_the_key_or_the_game() {
         (file("[limits]\nfault_limit = -1", 2), "fault_limit"),
         (
             file("game = \"chess\"", 2),
-            "unknown game \"chess\" (registered: generals, generals-ffa)",
+            "unknown game \"chess\" (registered: generals, ",
+        ),
+        (
+            file("game = \"generals-ffa\"\nseats = 4\n[rules]\nblitz = 3", 4),
+            "rules.blitz: expected true or false, got 3",
+        ),
+        (
+            file("game = \"generals-ffa\"\nseats = 4\n[rules]\ngrowth_period = 0", 4),
+            "rules.growth_period: 0 is outside 1..=",
+        ),
+        (
+            file("game = \"generals-ffa\"\nseats = 4\n[rules]\nspeed = 2", 4),
+            "rules.speed: no such option (options: blitz, ",
         ),
         (file("seats = 4", 4), "generals is played by 2 seats, not 4"),
         (
