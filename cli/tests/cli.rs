@@ -78,6 +78,7 @@ fn play_json_prints_the_documented_result_and_replays_verify() {
     assert_eq!(players[1]["score"], 0.0);
 
     assert_eq!(verify(&replay).status.code(), Some(0));
+    let good: serde_json::Value = serde_json::from_slice(&std::fs::read(&replay).unwrap()).unwrap();
 
     // Altering a recorded action changes the re-simulation: exit status 3.
     let mut doc: serde_json::Value =
@@ -96,6 +97,20 @@ fn play_json_prints_the_documented_result_and_replays_verify() {
     let stderr = String::from_utf8_lossy(&forged.stderr);
     assert!(stderr.contains("plane has"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+
+    // Another format, or a game the file's state is not: unreadable input,
+    // exit status 1 (not 3, which means "reproduces differently").
+    for (key, value) in [
+        ("format", "arena-replay/1"),
+        ("game", "generals-ffa"),
+        ("game", "chess"),
+    ] {
+        let mut other = good.clone();
+        other[key] = value.into();
+        std::fs::write(&replay, serde_json::to_vec(&other).unwrap()).unwrap();
+        let out = verify(&replay);
+        assert_eq!(out.status.code(), Some(1), "{key} = {value}");
+    }
 
     // Not a replay at all: an error, exit status 1.
     std::fs::write(&replay, b"{not json").unwrap();

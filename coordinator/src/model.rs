@@ -12,7 +12,7 @@ pub type EntrantId = String;
 
 /// A tournament's format.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Format {
     /// Every group of `seats` entrants meets `games_per_pairing` times per
     /// cycle, seats rotated on one map seed.

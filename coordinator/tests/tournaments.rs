@@ -82,6 +82,12 @@ fn errors_name_the_key_or_the_game() {
             "rules.blitz: expected true, false or an integer, got \"yes\"",
         ),
         (file("[limits]\ncolour = 1", 2), "unknown field `colour`"),
+        // A key the [format] table does not have (here one that belongs at
+        // the top) is an error, not silently dropped.
+        (
+            file("", 2).replace("rounds = 3", "rounds = 3\nenvironment = \"nix-x\""),
+            "unknown field `environment`",
+        ),
         (
             file("[limits]\nmove_ms = 0", 2),
             "limits.move_ms must be at least 1",
@@ -96,7 +102,10 @@ fn errors_name_the_key_or_the_game() {
             "rules.blitz: expected true or false, got 3",
         ),
         (
-            file("game = \"generals-ffa\"\nseats = 4\n[rules]\ngrowth_period = 0", 4),
+            file(
+                "game = \"generals-ffa\"\nseats = 4\n[rules]\ngrowth_period = 0",
+                4,
+            ),
             "rules.growth_period: 0 is outside 1..=",
         ),
         (

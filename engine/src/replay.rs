@@ -116,6 +116,10 @@ pub enum VerifyError {
 pub enum ReplayError {
     #[error("not a valid replay")]
     Parse(#[source] serde_json::Error),
+    #[error("unsupported replay format {0:?} (expected {REPLAY_FORMAT:?})")]
+    Format(String),
+    #[error("the replay cannot be written")]
+    Serialize(#[source] serde_json::Error),
     #[error("the replay names no game")]
     NoGame,
     #[error(transparent)]
@@ -318,9 +322,15 @@ pub fn open<G: Game>(bytes: &[u8]) -> Result<Box<dyn AnyReplay>, ReplayError> {
 pub fn open_any(bytes: &[u8]) -> Result<Box<dyn AnyReplay>, ReplayError> {
     #[derive(Deserialize)]
     struct Header {
+        format: Option<String>,
         game: Option<String>,
     }
     let header: Header = serde_json::from_slice(bytes).map_err(ReplayError::Parse)?;
+    // A file of another format is unreadable input, not a replay that differs.
+    match header.format {
+        Some(format) if format == REPLAY_FORMAT => {}
+        other => return Err(ReplayError::Format(other.unwrap_or_default())),
+    }
     let name = header.game.ok_or(ReplayError::NoGame)?;
     let entry = registry::find(&name)?;
     (entry.open_replay)(bytes)

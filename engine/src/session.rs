@@ -8,7 +8,7 @@
 //! round trip, while engine benchmarks keep using the concrete types.
 
 use crate::game::{Game, Malformed, Outcome, Seat};
-use crate::replay::{Replay, ReplayTurn, SeatForfeit};
+use crate::replay::{Replay, ReplayError, ReplayTurn, SeatForfeit};
 use crate::verdict::{FaultKind, Forfeit};
 
 /// A match of some registered game.
@@ -43,7 +43,7 @@ pub trait Match: Send {
     fn invariant_violation(&self) -> Option<String>;
     fn seat_stats(&self, seat: Seat) -> Vec<(&'static str, u64)>;
     /// The replay so far, as the JSON document `arena replay` reads.
-    fn replay_json(&self, seed: u64) -> Vec<u8>;
+    fn replay_json(&self, seed: u64) -> Result<Vec<u8>, ReplayError>;
 }
 
 /// A [`Game`] being played, with its record.
@@ -188,7 +188,7 @@ impl<G: Game> Match for Session<G> {
         self.game.seat_stats(seat)
     }
 
-    fn replay_json(&self, seed: u64) -> Vec<u8> {
+    fn replay_json(&self, seed: u64) -> Result<Vec<u8>, ReplayError> {
         let replay = Replay::new(
             self.initial.clone(),
             seed,
@@ -196,6 +196,6 @@ impl<G: Game> Match for Session<G> {
             self.forfeits.clone(),
             &self.game,
         );
-        serde_json::to_vec(&replay).unwrap_or_default()
+        serde_json::to_vec(&replay).map_err(ReplayError::Serialize)
     }
 }

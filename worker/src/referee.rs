@@ -141,6 +141,8 @@ pub enum RunnerError {
     Poll(#[source] std::io::Error),
     #[error("engine error on turn {turn}: {reason}")]
     Engine { turn: u32, reason: String },
+    #[error("recording the replay")]
+    Replay(#[source] arena_engine::replay::ReplayError),
 }
 
 /// Plays one match of `game` between `seats` (seat order) and reports it.
@@ -217,7 +219,7 @@ pub fn play_match(
         }
     };
     let outcome = outcome.unwrap_or_else(|| unreachable_outcome(referee.game.seats()));
-    Ok(referee.finish(seed, outcome, build_logs, builds, spawn_times))
+    referee.finish(seed, outcome, build_logs, builds, spawn_times)
 }
 
 type Built = (Vec<SeatSpec>, Vec<BuildSummary>, Vec<Vec<u8>>);
@@ -480,7 +482,7 @@ impl Referee<'_> {
         build_logs: Vec<Vec<u8>>,
         builds: Vec<BuildSummary>,
         spawn_times: Vec<Duration>,
-    ) -> MatchOutput {
+    ) -> Result<MatchOutput, RunnerError> {
         let turns = self.game.turn();
         let mut players = Vec::with_capacity(self.seats.len());
         let mut logs = Vec::with_capacity(self.seats.len());
@@ -525,13 +527,15 @@ impl Referee<'_> {
             turns,
             players,
         };
-        MatchOutput {
+        // A result without its replay cannot be proved: the match is replayed.
+        let replay = self.game.replay_json(seed).map_err(RunnerError::Replay)?;
+        Ok(MatchOutput {
             report,
-            replay: self.game.replay_json(seed),
+            replay,
             logs,
             move_latencies_ns,
             builds,
             spawn_times,
-        }
+        })
     }
 }

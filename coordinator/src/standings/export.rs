@@ -171,13 +171,22 @@ fn push_record(out: &mut String, fields: impl Iterator<Item = String>) {
     out.push_str("\r\n");
 }
 
-/// One CSV field per RFC 4180: quoted when it holds a comma, a double quote,
-/// CR or LF, with every double quote doubled inside the quotes.
+/// One CSV text field per RFC 4180: quoted when it holds a comma, a double
+/// quote, CR or LF, with every double quote doubled inside the quotes. Text
+/// that a spreadsheet would run as a formula (starting with `=`, `+`, `-`,
+/// `@`, a tab or CR) is prefixed with `'`, so a bot named `=HYPERLINK(...)`
+/// is shown, not evaluated. Only names and ids go through here; numbers
+/// are written as they are.
 fn csv_field(text: &str) -> String {
+    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_owned()
+    };
     if text.contains([',', '"', '\r', '\n']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
-        text.to_owned()
+        text
     }
 }
 
@@ -205,5 +214,18 @@ mod tests {
         assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
         assert_eq!(csv_field("cr\r"), "\"cr\r\"");
         assert_eq!(csv_field(""), "");
+    }
+
+    #[test]
+    fn csv_text_that_looks_like_a_formula_is_not_one() {
+        assert_eq!(csv_field("=1+1"), "'=1+1");
+        assert_eq!(
+            csv_field("=HYPERLINK(\"x\",\"y\")"),
+            "\"'=HYPERLINK(\"\"x\"\",\"\"y\"\")\""
+        );
+        for lead in ["+", "-", "@", "\t"] {
+            assert!(csv_field(&format!("{lead}x")).starts_with("'"), "{lead}");
+        }
+        assert_eq!(csv_field("a-b"), "a-b");
     }
 }
