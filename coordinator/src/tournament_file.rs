@@ -132,6 +132,12 @@ pub enum TournamentFileError {
     Invalid(String),
 }
 
+/// The most Swiss rounds a tournament may ask for.
+pub const MAX_SWISS_ROUNDS: u32 = 1000;
+
+/// The most round-robin cycles, and games per pairing, a tournament may ask for.
+pub const MAX_REPEATS: u32 = 100;
+
 impl TournamentFile {
     /// Reads and checks a tournament file; bot paths come back absolute.
     pub fn load(path: &Path) -> Result<TournamentFile, TournamentFileError> {
@@ -213,6 +219,23 @@ impl TournamentFile {
                 self.seats
             ));
         }
+        if let Some(bot) = self.bots.iter().find(|b| b.name.trim().is_empty()) {
+            return invalid(format!(
+                "the bot at {} has an empty name",
+                bot.path.display()
+            ));
+        }
+        if let Some(bot) = self
+            .bots
+            .iter()
+            .find(|b| b.name.starts_with(crate::model::BASELINE_PREFIX))
+        {
+            return invalid(format!(
+                "bot name {:?}: names starting with {:?} mean baseline seats",
+                bot.name,
+                crate::model::BASELINE_PREFIX
+            ));
+        }
         let mut names: Vec<&str> = self.bots.iter().map(|b| b.name.as_str()).collect();
         names.sort_unstable();
         if let Some(pair) = names.windows(2).find(|w| w[0] == w[1]) {
@@ -225,7 +248,16 @@ impl TournamentFile {
             } if cycles == 0 || games_per_pairing == 0 => {
                 invalid("cycles and games_per_pairing must be at least 1".into())
             }
+            Format::RoundRobin {
+                cycles,
+                games_per_pairing,
+            } if cycles > MAX_REPEATS || games_per_pairing > MAX_REPEATS => invalid(format!(
+                "cycles and games_per_pairing are at most {MAX_REPEATS}"
+            )),
             Format::Swiss { rounds: 0 } => invalid("a Swiss tournament needs rounds".into()),
+            Format::Swiss { rounds } if rounds > MAX_SWISS_ROUNDS => invalid(format!(
+                "a Swiss tournament has at most {MAX_SWISS_ROUNDS} rounds, not {rounds}"
+            )),
             _ => Ok(()),
         }
     }

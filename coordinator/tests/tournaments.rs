@@ -117,6 +117,18 @@ fn errors_name_the_key_or_the_game() {
             file("game = \"generals-ffa\"\nseats = 2", 4),
             "generals-ffa is played by 4 seats, not 2",
         ),
+        (
+            file("", 2).replace("name = \"b1\"", "name = \" \""),
+            "has an empty name",
+        ),
+        (
+            file("", 2).replace("name = \"b1\"", "name = \"baseline:sprawl\""),
+            "mean baseline seats",
+        ),
+        (
+            file("", 2).replace("rounds = 3", "rounds = 1001"),
+            "at most 1000 rounds",
+        ),
         // generals has no baselines: every seat needs a bot.
         (file("", 1), "1 bots cannot fill 2 seats"),
         (
