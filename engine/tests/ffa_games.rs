@@ -283,7 +283,7 @@ fn baseline_sessions_finish_with_valid_replays() {
         let session = play_session(seed, names, &rules);
         check_outcome(session.game());
         assert_eq!(session.game().hashes().len() as u32, session.game().turn());
-        let json = session.replay_json(seed);
+        let json = session.replay_json(seed).expect("the replay serialises");
         let replay = replay::open_any(&json).unwrap();
         assert_eq!(replay.game(), "generals-ffa");
         replay.verify().unwrap();
@@ -308,7 +308,7 @@ fn a_forfeit_mid_session_replays() {
     assert!(g.seat(1).unwrap().forfeited);
     check_outcome(g);
     assert_eq!(g.outcome().unwrap().ranks[1], 3);
-    replay::open_any(&session.replay_json(8))
+    replay::open_any(&session.replay_json(8).expect("the replay serialises"))
         .unwrap()
         .verify()
         .unwrap();
