@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use arena_engine::generals::random::random_legal_action;
-use arena_engine::generals::{Generals, Params};
+use arena_engine::generals::{Action, Generals, Params};
+use arena_engine::generals_classic::{self, GeneralsClassic, Params as ClassicParams};
 use arena_engine::registry::{self, GameEntry};
 use arena_engine::rng::SplitMix64;
 use arena_engine::{Game, Rules, Session};
@@ -24,14 +25,47 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Steps games with random legal actions for `budget`; with `render`, both
-/// seats' frames are rendered before every step. Returns steps per second.
+/// A two-seat generals board the random-legal-action benchmark can step:
+/// the competition's and the classic ruleset's share the engine.
+trait GeneralsBoard: Game {
+    fn generals(&self) -> &Generals;
+    fn step_pair(&mut self, actions: [Action; 2]);
+}
+
+impl GeneralsBoard for Generals {
+    fn generals(&self) -> &Generals {
+        self
+    }
+
+    fn step_pair(&mut self, actions: [Action; 2]) {
+        Generals::step_pair(self, actions);
+    }
+}
+
+impl GeneralsBoard for GeneralsClassic {
+    fn generals(&self) -> &Generals {
+        self
+    }
+
+    fn step_pair(&mut self, actions: [Action; 2]) {
+        GeneralsClassic::step_pair(self, actions);
+    }
+}
+
+/// Steps competition games with random legal actions for `budget`; with
+/// `render`, both seats' frames are rendered before every step. Returns
+/// steps per second.
 pub fn engine_throughput(budget: Duration, render: bool) -> f64 {
-    let mut rng = SplitMix64::new(0xA4E1A);
     // Boards are generated up front: map generation is not what is measured.
     let boards: Vec<Generals> = (0..16)
         .map(|seed| Generals::from_seed(seed, Params::default()))
         .collect();
+    throughput(&boards, budget, render)
+}
+
+/// [`engine_throughput`] for any generals ruleset's boards.
+fn throughput<G: GeneralsBoard>(boards: &[G], budget: Duration, render: bool) -> f64 {
+    let mut rng = SplitMix64::new(0xA4E1A);
     let mut next_board = 0;
     let mut game = boards[0].clone();
     let mut frame = Vec::with_capacity(16 * 1024);
@@ -39,7 +73,7 @@ pub fn engine_throughput(budget: Duration, render: bool) -> f64 {
     let started = Instant::now();
     loop {
         for _ in 0..1024 {
-            if game.is_over() {
+            if game.generals().is_over() {
                 next_board = (next_board + 1) % boards.len();
                 game.clone_from(&boards[next_board]);
             }
@@ -51,8 +85,8 @@ pub fn engine_throughput(budget: Duration, render: bool) -> f64 {
                 std::hint::black_box(&frame);
             }
             let actions = [
-                random_legal_action(&game, 0, &mut rng),
-                random_legal_action(&game, 1, &mut rng),
+                random_legal_action(game.generals(), 0, &mut rng),
+                random_legal_action(game.generals(), 1, &mut rng),
             ];
             game.step_pair(actions);
             steps += 1;
@@ -64,8 +98,42 @@ pub fn engine_throughput(budget: Duration, render: bool) -> f64 {
     }
 }
 
+/// Classic 1v1 beside the competition engine, measured in the same run.
+fn classic_engine(budget: Duration, json: bool) -> anyhow::Result<ExitCode> {
+    let boards = (0..16)
+        .map(|seed| GeneralsClassic::from_seed(seed, ClassicParams::default()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let raw = throughput(&boards, budget, false);
+    let rendered = throughput(&boards, budget, true);
+    let competition = engine_throughput(budget, false);
+    let ratio = raw / competition;
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "game": generals_classic::ENTRY.name,
+                "raw_steps_per_s": raw,
+                "rendered_turns_per_s": rendered,
+                "competition_raw_steps_per_s": competition,
+                "raw_ratio_to_competition": ratio,
+            })
+        );
+    } else {
+        println!("generals-classic raw steps/s (random legal actions): {raw:.0}");
+        println!("generals-classic rendered turns/s (both frames):    {rendered:.0}");
+        println!(
+            "competition raw steps/s, same run:                  {competition:.0} (classic at {:.0}%)",
+            ratio * 100.0
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn engine(game: &str, budget: Duration, json: bool) -> anyhow::Result<ExitCode> {
     let entry = registry::find(game)?;
+    if entry.name == generals_classic::ENTRY.name {
+        return classic_engine(budget, json);
+    }
     if entry.name != arena_engine::generals::ENTRY.name {
         return fallback_engine(entry, budget, json);
     }

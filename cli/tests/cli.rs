@@ -577,3 +577,52 @@ fn bench_engine_measures_any_registered_game() {
     assert_eq!(figures["game"], "generals-ffa");
     assert!(figures["fallback_turns_per_s"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn classic_generals_plays_replays_and_benches_through_the_registry() {
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("classic.json");
+    let out = arena()
+        .args(["play", "--game", "generals-classic"])
+        .arg(bot("test/random"))
+        .arg(bot("test/random"))
+        .args(["--no-sandbox", "--seed", "6", "--json", "--replay"])
+        .arg(&replay)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["game"], "generals-classic");
+    assert!(
+        ["general_captured", "double_capture", "turn_cap_draw"]
+            .contains(&result["reason"].as_str().unwrap()),
+        "{result}"
+    );
+    assert!(result["turns"].as_u64().unwrap() <= 500);
+    assert_eq!(verify(&replay).status.code(), Some(0));
+
+    let out = arena()
+        .args([
+            "bench",
+            "engine",
+            "--game",
+            "generals-classic",
+            "--seconds",
+            "0.2",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let figures: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(figures["raw_steps_per_s"].as_f64().unwrap() > 0.0);
+    assert!(figures["competition_raw_steps_per_s"].as_f64().unwrap() > 0.0);
+}

@@ -1,10 +1,12 @@
 //! Criterion benchmarks of the generals engine's hot paths: one step, one
-//! frame, one random legal action, one map.
+//! frame, one random legal action, one map; and one classic step, which runs
+//! the same code under the classic ruleset.
 
 use std::hint::black_box;
 
 use arena_engine::generals::random::random_legal_action;
 use arena_engine::generals::{Action, Generals, Params, mapgen};
+use arena_engine::generals_classic::{self, GeneralsClassic};
 use arena_engine::rng::SplitMix64;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 
@@ -52,6 +54,40 @@ fn step(c: &mut Criterion) {
     });
 }
 
+fn classic_step(c: &mut Criterion) {
+    let mut start = GeneralsClassic::from_seed(1, generals_classic::Params::default())
+        .expect("default params are valid");
+    let mut rng = SplitMix64::new(1);
+    for _ in 0..200 {
+        let a = [0, 1].map(|p| random_legal_action(&start, p, &mut rng));
+        start.step_pair(a);
+    }
+    let actions: Vec<[Action; 2]> = {
+        let mut game = start.clone();
+        (0..256)
+            .map(|_| {
+                let a = [0, 1].map(|p| random_legal_action(&game, p, &mut rng));
+                game.step_pair(a);
+                a
+            })
+            .collect()
+    };
+    c.bench_function(
+        "generals-classic/step x256 (recorded random actions)",
+        |b| {
+            b.iter_batched_ref(
+                || start.clone(),
+                |game| {
+                    for a in &actions {
+                        game.step_pair(*a);
+                    }
+                },
+                BatchSize::SmallInput,
+            )
+        },
+    );
+}
+
 fn random_action(c: &mut Criterion) {
     let game = midgame(3);
     let mut rng = SplitMix64::new(4);
@@ -82,5 +118,5 @@ fn map(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, step, random_action, frame, map);
+criterion_group!(benches, step, classic_step, random_action, frame, map);
 criterion_main!(benches);

@@ -10,14 +10,17 @@
 //! the only source of randomness: a small seeded generator whose output is
 //! fixed forever, so a seed names one map on every machine and every version.
 //!
-//! Games, one module each: [`generals`] (the Generals Competition ruleset)
-//! and [`generals_ffa`] (four-player free-for-all with plans and a captain).
+//! Games, one module each: [`generals`] (the Generals Competition ruleset),
+//! [`generals_classic`] (classic generals.io 1v1 on the same engine under
+//! another ruleset) and [`generals_ffa`] (four-player free-for-all with plans
+//! and a captain).
 //!
 //! Nothing here touches files, clocks, threads or the network, and iteration
 //! never depends on hash order: the same inputs give the same bytes.
 
 pub mod game;
 pub mod generals;
+pub mod generals_classic;
 pub mod generals_ffa;
 pub mod registry;
 pub mod replay;

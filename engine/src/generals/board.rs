@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::action::Direction;
+use super::ruleset::Ruleset;
 use super::state::{State, check_params, side_ok};
 use crate::game::Outcome;
 
@@ -98,6 +99,8 @@ pub struct Generals {
     pub(crate) height: usize,
     pub(crate) width: usize,
     pub(crate) params: Params,
+    /// Competition or classic: builds, deathtouch, the double-capture outcome.
+    pub(crate) ruleset: Ruleset,
     pub(crate) kind: Vec<Kind>,
     /// 0 neutral, 1 player 0, 2 player 1.
     pub(crate) owner: Vec<u8>,
@@ -185,6 +188,7 @@ impl Generals {
             height,
             width,
             params,
+            ruleset: Ruleset::Competition,
             kind,
             owner,
             army,
@@ -201,6 +205,7 @@ impl Generals {
             height,
             width,
             params,
+            ruleset,
             kind,
             owner,
             army,
@@ -228,6 +233,7 @@ impl Generals {
             height,
             width,
             params,
+            ruleset,
             kind,
             owner,
             army,
@@ -254,6 +260,10 @@ impl Generals {
 
     pub fn params(&self) -> &Params {
         &self.params
+    }
+
+    pub fn ruleset(&self) -> Ruleset {
+        self.ruleset
     }
 
     pub fn time(&self) -> u32 {
@@ -366,6 +376,7 @@ impl PartialEq for Generals {
         self.height == other.height
             && self.width == other.width
             && self.params == other.params
+            && self.ruleset == other.ruleset
             && self.kind == other.kind
             && self.owner == other.owner
             && self.army == other.army

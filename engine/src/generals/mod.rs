@@ -4,7 +4,9 @@
 //! [`Generals`] construction; [`action`] parses reply lines; [`rules`] is the
 //! step function (builds, move order, moves, growth, deathtouch, outcome);
 //! [`frame`] renders the fog-of-war text each bot reads; [`mapgen`] draws a
-//! fresh board from a seed. [`ENTRY`] registers it.
+//! fresh board from a seed; [`ruleset`] names the switches that turn these
+//! rules into classic generals.io's (played as [`crate::generals_classic`],
+//! which shares every module here). [`ENTRY`] registers the competition.
 //!
 //! The encodings follow the competition's reference engine so fixtures compare
 //! directly: kind 0 plain, 1 mountain, 2 castle, 3 general; owner 0 neutral,
@@ -16,10 +18,12 @@ pub mod frame;
 pub mod mapgen;
 pub mod random;
 pub mod rules;
+pub mod ruleset;
 pub mod state;
 
 pub use action::{Action, ActionKind, Direction};
 pub use board::{Generals, Kind, Params, Setup, SetupError};
+pub use ruleset::Ruleset;
 pub use state::StateError;
 
 use crate::game::{Game, Malformed, Outcome, Seat};
@@ -57,8 +61,11 @@ pub static ENTRY: GameEntry = GameEntry {
 impl Game for Generals {
     type Action = Action;
 
+    /// The ruleset's game: a classic board read as plain `Generals` (from a
+    /// file, say) still names itself `generals-classic`, so a replay filed
+    /// under the wrong game fails verification instead of replaying.
     fn name(&self) -> &'static str {
-        ENTRY.name
+        self.ruleset.game_name()
     }
 
     fn seats(&self) -> usize {

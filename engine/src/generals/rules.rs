@@ -1,11 +1,15 @@
-//! One step of the competition ruleset, time t → t+1.
+//! One step of a generals ruleset, time t → t+1.
 //!
 //! The order of phases is the rules' order and each one is a function below:
 //! builds (player 0 first), move priority, the two moves one after the other,
 //! the time tick, growth or general transfer, deathtouch, outcome, turn cap.
+//! The classic ruleset runs the same phases with three switches (see
+//! [`Ruleset`]): no builds (`pass == 2` moves), no deathtouch, and a double
+//! capture won by the second mover.
 
-use super::action::{Action, ActionKind};
+use super::action::{Action, ActionKind, Direction};
 use super::board::{Generals, Kind};
+use super::ruleset::Ruleset;
 use crate::game::Outcome;
 
 /// A move's cells, resolved once per step.
@@ -35,11 +39,15 @@ impl Generals {
         }
         let t = self.time;
 
-        // 1. Builds resolve before any move, player 0 first; a build is then a pass.
-        for (player, action) in actions.iter_mut().enumerate() {
-            if action.kind == ActionKind::Build {
-                self.try_build(player, action);
-                *action = Action::PASS;
+        // 1. Builds resolve before any move, player 0 first; a build is then a
+        // pass. Without builds (classic) `pass == 2` stays as sent: it moves,
+        // and its value still counts in the move order below.
+        if self.ruleset.builds() {
+            for (player, action) in actions.iter_mut().enumerate() {
+                if action.kind == ActionKind::Build {
+                    self.try_build(player, action);
+                    *action = Action::PASS;
+                }
             }
         }
 
@@ -48,7 +56,8 @@ impl Generals {
             self.resolve_move(&actions[0]),
             self.resolve_move(&actions[1]),
         ];
-        let player_one_first = self.player_one_moves_first(&moves);
+        let pass_fields = [actions[0].kind as u8, actions[1].kind as u8];
+        let player_one_first = self.player_one_moves_first(&moves, pass_fields);
         // Moves on four distinct cells cannot affect each other, so their
         // order only matters when they share a cell; random play rarely does,
         // and this keeps the coin-flip priority from becoming a branch here.
@@ -77,7 +86,7 @@ impl Generals {
         }
 
         // 6. Deathtouch counts only from the deathtouch turn (time before the step).
-        let touched = if t >= self.params.deathtouch_turn {
+        let touched = if self.ruleset.has_deathtouch() & (t >= self.params.deathtouch_turn) {
             [
                 effects[0].touched_enemy_general,
                 effects[1].touched_enemy_general,
@@ -86,22 +95,32 @@ impl Generals {
             [false, false]
         };
 
-        // 7. Outcome.
-        let outcome = match (captured, touched) {
-            ([true, true], _) => Some(draw("double_capture_draw")),
-            (_, [true, true]) => Some(draw("double_deathtouch_draw")),
-            (_, [true, false]) => Some(self.touch_win(0, captured[0])),
-            (_, [false, true]) => Some(self.touch_win(1, captured[1])),
-            ([true, false], _) => Some(win(0, "general_captured")),
-            ([false, true], _) => Some(win(1, "general_captured")),
-            // 8. The turn cap: a decision on the last step still counts as one.
-            _ if self.time >= self.params.max_turns => Some(draw("turn_cap_draw")),
-            _ => None,
-        };
-        if outcome.is_some() {
-            self.outcome = outcome.map(Box::new);
+        // 7-8. Outcome and turn cap, decided out of line: almost every step
+        // ends undecided, and keeping the decision's code out of the step
+        // keeps the hot loop small.
+        let decided = captured[0] | captured[1] | touched[0] | touched[1];
+        if decided | (self.time >= self.params.max_turns) {
+            self.decide(captured, touched, second_mover);
         }
         self.outcome.as_deref()
+    }
+
+    /// Phase 7 (and the cap, 8) of a step that captured, touched or reached
+    /// the turn cap.
+    #[cold]
+    #[inline(never)]
+    fn decide(&mut self, captured: [bool; 2], touched: [bool; 2], second_mover: usize) {
+        let outcome = match (captured, touched) {
+            ([true, true], _) => double_capture(self.ruleset, second_mover),
+            (_, [true, true]) => draw("double_deathtouch_draw"),
+            (_, [true, false]) => self.touch_win(0, captured[0]),
+            (_, [false, true]) => self.touch_win(1, captured[1]),
+            ([true, false], _) => win(0, "general_captured"),
+            ([false, true], _) => win(1, "general_captured"),
+            // 8. The turn cap: a decision on the last step still counts as one.
+            _ => draw("turn_cap_draw"),
+        };
+        self.outcome = Some(Box::new(outcome));
     }
 
     /// Turns an owned plain cell into a castle if its army covers the price.
@@ -143,10 +162,16 @@ impl Generals {
     /// tie goes to player 0. A pass never goes first, and the order only
     /// matters when both moves are valid, so moves whose cells are off the
     /// board (`None`) need no ranking.
-    fn player_one_moves_first(&self, moves: &[Option<MoveStep>; 2]) -> bool {
+    ///
+    /// The reference adds `pass0 & !pass1 != 0`, bitwise on the pass fields
+    /// as they stand after the builds. With two resolved moves that is only
+    /// ever true for (2, 0), which needs a `pass == 2` move: classic only,
+    /// where it puts player 1 first whatever the comparisons say.
+    fn player_one_moves_first(&self, moves: &[Option<MoveStep>; 2], pass_fields: [u8; 2]) -> bool {
         let [Some(m0), Some(m1)] = moves else {
             return moves[0].is_none() && moves[1].is_some();
         };
+        let bitwise = pass_fields[0] & !pass_fields[1] != 0;
         let chase = [m0.dst == m1.src, m1.dst == m0.src];
         let reinforce = [self.owner[m0.dst] == 1, self.owner[m1.dst] == 2];
         let smaller = self.army[m1.src] < self.army[m0.src];
@@ -157,14 +182,22 @@ impl Generals {
         (chase_decides & chase[1])
             | (!chase_decides & reinforce_decides & reinforce[1])
             | (!chase_decides & !reinforce_decides & smaller)
+            | bitwise
     }
 
     /// The cells of a move action, if its source is on the board and its
     /// destination is open ground. A move into a mountain or off the board is
     /// a no-op whenever it executes, so it needs no place in the order either.
+    ///
+    /// Every action but a pass is read as a move: builds have become passes
+    /// by now where the ruleset has them, and where it has none (classic)
+    /// `pass == 2` moves exactly like `pass == 0`.
     #[inline]
     fn resolve_move(&self, action: &Action) -> Option<MoveStep> {
-        let dir = action.direction()?;
+        if action.kind == ActionKind::Pass {
+            return None;
+        }
+        let dir = *Direction::ALL.get(usize::try_from(action.dir).ok()?)?;
         let src = self.cell_at(action.row, action.col)?;
         let dst = self.open_step(src, dir)?;
         Some(MoveStep {
@@ -261,7 +294,7 @@ impl Generals {
             let mut grown = [0u64; 2];
             for &cell in &self.structures {
                 let owner = self.owner[cell];
-                // Neutral structures (none arise in this ruleset) would not grow.
+                // Neutral structures (classic's castles) do not grow.
                 self.army[cell] += u32::from(owner != 0);
                 grown[0] += u64::from(owner == 1);
                 grown[1] += u64::from(owner == 2);
@@ -308,6 +341,16 @@ fn win(player: usize, reason: &str) -> Outcome {
 
 fn draw(reason: &str) -> Outcome {
     Outcome::ranked(vec![0, 0], reason)
+}
+
+/// Both generals fell in one step: a draw in the competition, a win for the
+/// player whose move executed second (by the move order) in classic.
+fn double_capture(ruleset: Ruleset, second_mover: usize) -> Outcome {
+    if ruleset.double_capture_wins() {
+        win(second_mover, "double_capture")
+    } else {
+        draw("double_capture_draw")
+    }
 }
 
 #[cfg(test)]

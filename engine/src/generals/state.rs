@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::board::{Generals, Kind, Params};
+use super::ruleset::Ruleset;
 use crate::game::Outcome;
 
 /// Limits that keep every sum the engine forms inside its integer types:
@@ -25,6 +26,10 @@ pub(crate) struct State {
     pub(crate) height: usize,
     pub(crate) width: usize,
     pub(crate) params: Params,
+    /// Absent in competition states (and in every state written before
+    /// rulesets existed), which keeps their JSON and digests unchanged.
+    #[serde(default, skip_serializing_if = "Ruleset::is_competition")]
+    pub(crate) ruleset: Ruleset,
     pub(crate) kind: Vec<Kind>,
     pub(crate) owner: Vec<u8>,
     pub(crate) army: Vec<u32>,
@@ -72,6 +77,7 @@ impl From<Generals> for State {
             height: game.height,
             width: game.width,
             params: game.params,
+            ruleset: game.ruleset,
             kind: game.kind,
             owner: game.owner,
             army: game.army,
@@ -106,6 +112,7 @@ impl TryFrom<State> for Generals {
             height,
             width,
             ref params,
+            ruleset: _,
             ref kind,
             ref owner,
             ref army,
@@ -234,6 +241,24 @@ mod tests {
             b.step_pair(actions);
         }
         assert_eq!(a, b);
+    }
+
+    /// A competition state as the engine wrote it before rulesets existed
+    /// (generated from the tree before that change): it still reads, plays
+    /// the competition, and writes back byte for byte, so the final-state
+    /// digests in older replays still match.
+    const STATE_BEFORE_RULESETS: &str = r#"{"height":3,"width":4,"params":{"max_turns":1200,"deathtouch_turn":800,"build_base_cost":35},"kind":["General","Plain","Plain","Plain","Plain","Mountain","Plain","Plain","Plain","Plain","Plain","General"],"owner":[1,1,0,0,0,0,0,0,0,0,2,2],"army":[1,3,0,0,0,0,0,0,0,0,2,2],"generals":[0,11],"time":7,"outcome":null}"#;
+
+    #[test]
+    fn a_state_written_before_rulesets_reads_and_writes_back_unchanged() {
+        let game: Generals = serde_json::from_str(STATE_BEFORE_RULESETS).unwrap();
+        assert_eq!(game.ruleset(), Ruleset::Competition);
+        assert_eq!(crate::Game::name(&game), "generals");
+        assert_eq!(
+            (game.time(), game.totals(0), game.totals(1)),
+            (7, (2, 4), (2, 4))
+        );
+        assert_eq!(serde_json::to_string(&game).unwrap(), STATE_BEFORE_RULESETS);
     }
 
     #[test]

@@ -153,7 +153,11 @@ impl GameEntry {
 
 /// Every registered game, in the order `arena games` lists them.
 pub fn games() -> &'static [&'static GameEntry] {
-    static GAMES: [&GameEntry; 2] = [&crate::generals::ENTRY, &crate::generals_ffa::ENTRY];
+    static GAMES: [&GameEntry; 3] = [
+        &crate::generals::ENTRY,
+        &crate::generals_classic::ENTRY,
+        &crate::generals_ffa::ENTRY,
+    ];
     &GAMES
 }
 
