@@ -86,6 +86,9 @@ fn write_text(out: &mut impl Write, game: &GameEntry) -> std::io::Result<()> {
             OptionKind::Int { default, min, max } => {
                 format!("{min}..={max}, default {default}")
             }
+            OptionKind::Choice { default, choices } => {
+                format!("{}, default {default}", choices.join("|"))
+            }
         };
         writeln!(out, "  option    {} ({kind}): {}", option.name, option.help)?;
     }

@@ -263,18 +263,19 @@ impl TournamentFile {
     }
 }
 
-/// The `[rules]` table as option values: TOML booleans and integers; any
-/// other type is refused by key.
+/// The `[rules]` table as option values: TOML booleans, integers and
+/// strings (for choices); any other type is refused by key.
 fn rule_values(table: &BTreeMap<String, toml::Value>) -> Result<Rules, RulesError> {
     let mut rules = BTreeMap::new();
     for (key, value) in table {
         let value = match value {
             toml::Value::Boolean(b) => RuleValue::Bool(*b),
             toml::Value::Integer(i) => RuleValue::Int(*i),
+            toml::Value::String(w) => RuleValue::Word(w.clone()),
             other => {
                 return Err(RulesError::Type {
                     key: key.clone(),
-                    expected: "true, false or an integer",
+                    expected: "true, false, an integer or a word",
                     got: other.to_string(),
                 });
             }

@@ -78,8 +78,8 @@ fn errors_name_the_key_or_the_game() {
             "rules.blitz: no such option",
         ),
         (
-            file("[rules]\nblitz = \"yes\"", 2),
-            "rules.blitz: expected true, false or an integer, got \"yes\"",
+            file("[rules]\nblitz = [1]", 2),
+            "rules.blitz: expected true, false, an integer or a word, got [1]",
         ),
         (file("[limits]\ncolour = 1", 2), "unknown field `colour`"),
         // A key the [format] table does not have (here one that belongs at

@@ -165,6 +165,13 @@ pub trait Game:
         false
     }
 
+    /// `teams[seat]`: the side each seat plays for, known from the start
+    /// (empty when every seat plays for itself). Tournaments use it to seat a
+    /// team entrant on all of its side's seats.
+    fn teams(&self) -> Vec<u32> {
+        Vec::new()
+    }
+
     /// A broken invariant the game detected in its own state (a bug in the
     /// engine, never a result): the runner stops the match and reports an
     /// engine error instead of an outcome.

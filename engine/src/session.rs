@@ -41,6 +41,8 @@ pub trait Match: Send {
     fn outcome(&self) -> Option<&Outcome>;
     /// A broken engine invariant, if the last step found one.
     fn invariant_violation(&self) -> Option<String>;
+    /// The side of each seat, for team games (see [`Game::teams`]).
+    fn teams(&self) -> Vec<u32>;
     fn seat_stats(&self, seat: Seat) -> Vec<(&'static str, u64)>;
     /// The replay so far, as the JSON document `arena replay` reads.
     fn replay_json(&self, seed: u64) -> Result<Vec<u8>, ReplayError>;
@@ -182,6 +184,10 @@ impl<G: Game> Match for Session<G> {
 
     fn invariant_violation(&self) -> Option<String> {
         self.game.invariant_violation()
+    }
+
+    fn teams(&self) -> Vec<u32> {
+        self.game.teams()
     }
 
     fn seat_stats(&self, seat: Seat) -> Vec<(&'static str, u64)> {

@@ -10,8 +10,19 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum OptionKind {
-    Bool { default: bool },
-    Int { default: i64, min: i64, max: i64 },
+    Bool {
+        default: bool,
+    },
+    Int {
+        default: i64,
+        min: i64,
+        max: i64,
+    },
+    /// One word out of `choices` (e.g. a game's mode).
+    Choice {
+        default: &'static str,
+        choices: &'static [&'static str],
+    },
 }
 
 /// One declared option.
@@ -28,16 +39,19 @@ impl OptionSpec {
         match self.kind {
             OptionKind::Bool { default } => RuleValue::Bool(default),
             OptionKind::Int { default, .. } => RuleValue::Int(default),
+            OptionKind::Choice { default, .. } => RuleValue::Word(default.to_owned()),
         }
     }
 }
 
 /// One option's value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum RuleValue {
     Bool(bool),
     Int(i64),
+    /// A word, for [`OptionKind::Choice`].
+    Word(String),
 }
 
 impl std::fmt::Display for RuleValue {
@@ -45,6 +59,7 @@ impl std::fmt::Display for RuleValue {
         match self {
             RuleValue::Bool(b) => write!(f, "{b}"),
             RuleValue::Int(i) => write!(f, "{i}"),
+            RuleValue::Word(w) => write!(f, "{w:?}"),
         }
     }
 }
@@ -66,6 +81,12 @@ pub enum RulesError {
         expected: &'static str,
         got: String,
     },
+    #[error("rules.{key}: {value:?} is not one of {choices}")]
+    Choice {
+        key: String,
+        value: String,
+        choices: String,
+    },
     #[error("rules.{key}: {value} is outside {min}..={max}")]
     Range {
         key: String,
@@ -78,7 +99,7 @@ pub enum RulesError {
 }
 
 impl Rules {
-    /// Parses `K=V,K=V` (values `true`, `false` or integers), as
+    /// Parses `K=V,K=V` (values `true`, `false`, integers or words), as
     /// `--rules` takes them. Names and types are checked later, against a game.
     pub fn parse_pairs(text: &str) -> Result<Rules, RulesError> {
         let mut rules = BTreeMap::new();
@@ -89,7 +110,13 @@ impl Rules {
             let value = match value.trim() {
                 "true" => RuleValue::Bool(true),
                 "false" => RuleValue::Bool(false),
-                v => RuleValue::Int(v.parse().map_err(|_| RulesError::Syntax(pair.to_owned()))?),
+                v if v.starts_with(|c: char| c.is_ascii_digit() || c == '-') => {
+                    RuleValue::Int(v.parse().map_err(|_| RulesError::Syntax(pair.to_owned()))?)
+                }
+                v if !v.is_empty() && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                    RuleValue::Word(v.to_owned())
+                }
+                _ => return Err(RulesError::Syntax(pair.to_owned())),
             };
             rules.insert(key.trim().to_owned(), value);
         }
@@ -99,6 +126,14 @@ impl Rules {
     /// A boolean option of resolved rules; `false` when absent.
     pub fn flag(&self, name: &str) -> bool {
         matches!(self.0.get(name), Some(RuleValue::Bool(true)))
+    }
+
+    /// A choice option of resolved rules.
+    pub fn word(&self, name: &str) -> Option<&str> {
+        match self.0.get(name) {
+            Some(RuleValue::Word(w)) => Some(w),
+            _ => None,
+        }
     }
 
     /// An integer option of resolved rules.
@@ -130,7 +165,17 @@ pub fn resolve(options: &[OptionSpec], given: &Rules) -> Result<Rules, RulesErro
     for option in options {
         let value = match (option.kind, given.0.get(option.name)) {
             (_, None) => option.default_value(),
-            (OptionKind::Bool { .. }, Some(v @ RuleValue::Bool(_))) => *v,
+            (OptionKind::Bool { .. }, Some(v @ RuleValue::Bool(_))) => v.clone(),
+            (OptionKind::Choice { choices, .. }, Some(RuleValue::Word(w))) => {
+                if !choices.contains(&w.as_str()) {
+                    return Err(RulesError::Choice {
+                        key: option.name.to_owned(),
+                        value: w.clone(),
+                        choices: choices.join(", "),
+                    });
+                }
+                RuleValue::Word(w.clone())
+            }
             (OptionKind::Int { min, max, .. }, Some(RuleValue::Int(v))) => {
                 if *v < min || *v > max {
                     return Err(RulesError::Range {
@@ -148,6 +193,7 @@ pub fn resolve(options: &[OptionSpec], given: &Rules) -> Result<Rules, RulesErro
                     expected: match kind {
                         OptionKind::Bool { .. } => "true or false",
                         OptionKind::Int { .. } => "an integer",
+                        OptionKind::Choice { .. } => "a word",
                     },
                     got: v.to_string(),
                 });
@@ -163,6 +209,14 @@ mod tests {
     use super::*;
 
     const OPTIONS: &[OptionSpec] = &[
+        OptionSpec {
+            name: "mode",
+            help: "format",
+            kind: OptionKind::Choice {
+                default: "duel",
+                choices: &["duel", "ffa"],
+            },
+        },
         OptionSpec {
             name: "blitz",
             help: "small board",
@@ -185,6 +239,14 @@ mod tests {
         let rules = resolve(OPTIONS, &given).unwrap();
         assert!(rules.flag("blitz"));
         assert_eq!(rules.int("turns"), Some(240));
+        assert_eq!(rules.word("mode"), Some("duel"));
+        let ffa = resolve(
+            OPTIONS,
+            &Rules::parse_pairs("mode=ffa,turns=-0").unwrap_or_default(),
+        );
+        assert!(ffa.is_err(), "-0 is out of range");
+        let ffa = resolve(OPTIONS, &Rules::parse_pairs("mode=ffa").unwrap()).unwrap();
+        assert_eq!(ffa.word("mode"), Some("ffa"));
     }
 
     #[test]
@@ -194,13 +256,23 @@ mod tests {
             ("blitz=3", "rules.blitz: expected true or false"),
             ("turns=true", "rules.turns: expected an integer"),
             ("turns=0", "rules.turns: 0 is outside 1..=1000"),
+            (
+                "mode=teams",
+                "rules.mode: \"teams\" is not one of duel, ffa",
+            ),
+            ("mode=3", "rules.mode: expected a word"),
+            ("blitz=yes", "rules.blitz: expected true or false"),
         ] {
             let given = Rules::parse_pairs(text).unwrap();
             let err = resolve(OPTIONS, &given).unwrap_err().to_string();
             assert!(err.contains(needle), "{text}: {err}");
         }
         assert!(Rules::parse_pairs("blitz").is_err());
-        assert!(Rules::parse_pairs("turns=ten").is_err());
+        let ten = Rules::parse_pairs("turns=ten").unwrap();
+        let err = resolve(OPTIONS, &ten).unwrap_err().to_string();
+        assert!(err.contains("rules.turns: expected an integer"), "{err}");
+        assert!(Rules::parse_pairs("turns=1x").is_err());
+        assert!(Rules::parse_pairs("mode=a b").is_err());
     }
 
     #[test]
