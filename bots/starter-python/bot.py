@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Starter bot for the Generals competition ruleset (Python 3, standard library only).
+"""Starter bot for Arena's generals games (Python 3, standard library only):
+the Generals Competition ruleset, and classic generals.io in all three
+formats (1v1, 2v2, free-for-all; docs/games/generals-classic.md).
 
 Protocol, in short (see docs/protocol.md for the full text):
   * first line on stdin: "<player_id> <H> <W>"
@@ -9,6 +11,16 @@ Protocol, in short (see docs/protocol.md for the full text):
   * after each frame we print exactly ONE line "<pass> <row> <col> <dir> <split>"
     and flush;
   * end of stdin means the game is over: exit quietly.
+
+Classic games need two adjustments, made here without being told the game:
+  * 2v2 and free-for-all announce themselves with a longer handshake,
+    "<seat> <H> <W> <N> <team_0> ... <team_N-1>", and a header with every
+    seat's land and army; owners are 0 neutral, 1 me, 2 an ally, 3 + s the
+    opponent in seat s. The bot reads them into the 1v1 shape (allies are
+    neither ours nor enemies, opponents are all "enemy").
+  * classic has no castle building and no deathtouch: both are switched off
+    as soon as the game is known to be classic (a multi-player handshake, or
+    a neutral castle in sight, which the competition never has).
 
 Strategy, in the order we check things every turn (see Bot.choose):
   1. Win now: if one of our cells next to the enemy general can take it (or
@@ -34,8 +46,9 @@ from collections import deque
 
 # Cell types in a frame.
 FOG, PLAIN, MOUNTAIN, CASTLE, GENERAL, FOG_STRUCTURE = 0, 1, 2, 3, 4, 5
-# Owners in a frame (relative to us).
-NEUTRAL, ME, ENEMY = 0, 1, 2
+# Owners in a frame (relative to us). ALLY is this bot's own code for a
+# teammate's cell in 2v2 (the protocol's 2 there; see read_frame).
+NEUTRAL, ME, ENEMY, ALLY = 0, 1, 2, 3
 # Directions: (row delta, column delta), indexed by the protocol's dir field.
 DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))  # up, down, left, right
 PASS_LINE = "1 0 0 0 0"
@@ -65,12 +78,29 @@ class Frame:
         self.army = [v for row in rows[2 * h:] for v in row]
 
 
+def multi_frame(header, rows, h, seat, teams):
+    """A 2v2 or free-for-all frame, read into the 1v1 shape."""
+    t, totals = header[0], header[1:]
+    land = totals[0::2]
+    army = totals[1::2]
+    mine = teams[seat]
+    opp_land = sum(l for s, l in enumerate(land) if teams[s] != mine)
+    opp_army = sum(a for s, a in enumerate(army) if teams[s] != mine)
+    frame = Frame((t, land[seat], army[seat], opp_land, opp_army), rows, h)
+    relative = {0: NEUTRAL, 1: ME, 2: ALLY}
+    frame.owner = [relative.get(o, ENEMY) for o in frame.owner]
+    return frame
+
+
 class Bot:
     """Remembers what it has seen and picks one action per frame (choose)."""
 
-    def __init__(self, player_id, h, w):
+    def __init__(self, player_id, h, w, classic=False):
         self.player_id = player_id
         self.h, self.w = h, w
+        # Classic generals builds nothing and has no deathtouch.
+        self.classic = classic
+        self.deathtouch_turn = UNREACHABLE if classic else DEATHTOUCH_TURN
         n = h * w
         # neighbours[i] = [(dir, j), ...] for the in-bounds cells next to i.
         self.neighbours = []
@@ -95,6 +125,11 @@ class Bot:
     # --- Memory -----------------------------------------------------------------
 
     def observe(self, f):
+        if not self.classic and any(
+            ty == CASTLE and o == NEUTRAL for ty, o in zip(f.types, f.owner)
+        ):
+            self.classic = True
+            self.deathtouch_turn = UNREACHABLE
         for i, ty in enumerate(f.types):
             if ty == FOG:
                 continue
@@ -184,7 +219,7 @@ class Bot:
                 continue
             sent = f.army[j] - 1
             visible = f.types[eg] == GENERAL
-            if f.t >= DEATHTOUCH_TURN or (visible and sent > f.army[eg]):
+            if f.t >= self.deathtouch_turn or (visible and sent > f.army[eg]):
                 return self.move(j, d ^ 1)  # d ^ 1 flips up<->down, left<->right
         return None
 
@@ -205,14 +240,14 @@ class Bot:
             for d, j in self.neighbours[e]:
                 if f.owner[j] != ME or f.army[j] - 1 <= f.army[e]:
                     continue
-                if j == home and f.t >= DEATHTOUCH_TURN - 1:
+                if j == home and f.t >= self.deathtouch_turn - 1:
                     continue
                 if best is None or f.army[j] > f.army[best[1]]:
                     best = (d ^ 1, j)
             if best:
                 return self.move(best[1], best[0])
         # Otherwise bring armies home, unless we are about to win elsewhere.
-        if f.t >= DEATHTOUCH_TURN and self.enemy_general is not None:
+        if f.t >= self.deathtouch_turn and self.enemy_general is not None:
             return None
         return self.gather_to(f, home, radius=2 * THREAT_RADIUS)
 
@@ -224,7 +259,7 @@ class Bot:
         for i, o in enumerate(f.owner):
             if o != ENEMY or near[i] > THREAT_RADIUS or f.army[i] < 2:
                 continue
-            if f.t >= DEATHTOUCH_TURN - 1 and near[i] == 1:
+            if f.t >= self.deathtouch_turn - 1 and near[i] == 1:
                 # From turn 800 any army of 2+ next to our general can touch it.
                 found.append((UNREACHABLE, i))
             elif f.army[i] - near[i] >= f.army[home]:
@@ -235,7 +270,7 @@ class Bot:
 
     def build_castle(self, f):
         """Turn a big army far from our other structures into a castle."""
-        if not (CASTLE_FIRST_TURN <= f.t <= CASTLE_LAST_TURN):
+        if self.classic or not (CASTLE_FIRST_TURN <= f.t <= CASTLE_LAST_TURN):
             return None
         if len(self.structures) - 1 >= MAX_CASTLES:  # minus our general
             return None
@@ -277,7 +312,7 @@ class Bot:
         """Our biggest army. The general's own army stays home while enemy
         armies are around it (its army is what defends it)."""
         home = self.my_general
-        guard = home is not None and f.t < DEATHTOUCH_TURN and self.home_watched(f)
+        guard = home is not None and f.t < self.deathtouch_turn and self.home_watched(f)
         best = None
         for i in self.mine:
             if guard and i == home:
@@ -301,7 +336,7 @@ class Bot:
             return None
         main = self.main_stack(f)
         sent = f.army[main] - 1
-        if f.army[main] < PUSH_MIN_ARMY and f.t < DEATHTOUCH_TURN:
+        if f.army[main] < PUSH_MIN_ARMY and f.t < self.deathtouch_turn:
             return None
         dist = self.bfs(goal, self.passable)
         if dist[main] >= UNREACHABLE:
@@ -411,10 +446,13 @@ def read_ints(stream):
 def main():
     stdin, stdout = sys.stdin, sys.stdout
     try:
-        player_id, h, w = read_ints(stdin)
+        hello = read_ints(stdin)
     except EOFError:
         return
-    bot = Bot(player_id, h, w)
+    player_id, h, w = hello[:3]
+    # "<seat> <H> <W> <N> <teams...>": classic 2v2 or free-for-all.
+    teams = hello[4:] if len(hello) > 3 else None
+    bot = Bot(player_id, h, w, classic=teams is not None)
     while True:
         try:
             header = read_ints(stdin)
@@ -422,7 +460,11 @@ def main():
         except EOFError:
             return  # the game is over
         try:
-            action = bot.choose(Frame(header, rows, h))
+            if teams is None:
+                frame = Frame(header, rows, h)
+            else:
+                frame = multi_frame(header, rows, h, player_id, teams)
+            action = bot.choose(frame)
         except Exception as exc:  # never lose on a bug: pass instead
             print("error: %r" % (exc,), file=sys.stderr)
             action = PASS_LINE

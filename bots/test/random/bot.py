@@ -31,7 +31,9 @@ def main():
     line = inp.readline()
     if not line:
         return
-    pid, h, w = map(int, line.split())
+    # Classic 2v2 and free-for-all add the seat count and teams; owner 1 is
+    # still "mine", so the same moves are legal.
+    pid, h, w = [int(x) for x in line.split()[:3]]
     rng = random.Random(seed_from_env(pid))
     while True:
         header = inp.readline()
