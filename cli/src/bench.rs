@@ -6,7 +6,10 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use arena_engine::generals::random::random_legal_action;
 use arena_engine::generals::{Action, Generals, Params};
-use arena_engine::generals_classic::{self, GeneralsClassic, Params as ClassicParams};
+use arena_engine::generals_classic::mapgen::MapOptions;
+use arena_engine::generals_classic::{
+    self, GeneralsClassic, GeneralsClassicMulti, Mode, Params as ClassicParams,
+};
 use arena_engine::registry::{self, GameEntry};
 use arena_engine::rng::SplitMix64;
 use arena_engine::{Game, Rules, Session};
@@ -98,6 +101,47 @@ fn throughput<G: GeneralsBoard>(boards: &[G], budget: Duration, render: bool) ->
     }
 }
 
+/// Multi-player classic games (boards generated up front) stepped with a
+/// random legal action per seat: steps per second.
+fn multi_throughput(seats: usize, mode: Mode, budget: Duration) -> anyhow::Result<f64> {
+    let options = MapOptions {
+        players: seats,
+        ..MapOptions::default()
+    };
+    let boards = (0..16)
+        .map(|seed| {
+            GeneralsClassicMulti::from_map(
+                generals_classic::mapgen::generate(seed, &options),
+                mode,
+                ClassicParams::default().max_turns,
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut rng = SplitMix64::new(0xA4E1A);
+    let mut game = boards[0].clone();
+    let mut next_board = 0;
+    let mut actions = vec![None; seats];
+    let mut steps: u64 = 0;
+    let started = Instant::now();
+    loop {
+        for _ in 0..256 {
+            if game.is_over() {
+                next_board = (next_board + 1) % boards.len();
+                game.clone_from(&boards[next_board]);
+            }
+            for (seat, action) in actions.iter_mut().enumerate() {
+                *action = Some(generals_classic::random_legal_action(&game, seat, &mut rng));
+            }
+            game.step_all(&actions);
+            steps += 1;
+        }
+        let elapsed = started.elapsed();
+        if elapsed >= budget {
+            return Ok(steps as f64 / elapsed.as_secs_f64());
+        }
+    }
+}
+
 /// Classic 1v1 beside the competition engine, measured in the same run.
 fn classic_engine(budget: Duration, json: bool) -> anyhow::Result<ExitCode> {
     let boards = (0..16)
@@ -107,6 +151,7 @@ fn classic_engine(budget: Duration, json: bool) -> anyhow::Result<ExitCode> {
     let rendered = throughput(&boards, budget, true);
     let competition = engine_throughput(budget, false);
     let ratio = raw / competition;
+    let ffa8 = multi_throughput(8, Mode::Ffa, budget)?;
     if json {
         println!(
             "{}",
@@ -116,6 +161,7 @@ fn classic_engine(budget: Duration, json: bool) -> anyhow::Result<ExitCode> {
                 "rendered_turns_per_s": rendered,
                 "competition_raw_steps_per_s": competition,
                 "raw_ratio_to_competition": ratio,
+                "ffa8_raw_steps_per_s": ffa8,
             })
         );
     } else {

@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use arena_engine::Rules;
 use arena_engine::registry::{self, LimitOverrides};
+use arena_worker::report::PlayerReport;
 use arena_worker::{MatchReport, RunnerConfig, SeatSpec, play_match};
 
 use crate::cli::PlayArgs;
@@ -80,10 +81,23 @@ fn write_logs(dir: &Path, logs: &[Vec<u8>]) -> anyhow::Result<()> {
 }
 
 fn write_summary(out: &mut impl Write, report: &MatchReport) -> std::io::Result<()> {
+    let firsts: Vec<&PlayerReport> = report.players.iter().filter(|p| p.rank == 0).collect();
+    let team = firsts.first().and_then(|p| p.team);
     let verdict = match report.winner {
         Some(seat) => format!(
             "{} (seat {seat}) wins by {}",
             report.players[seat].bot, report.reason
+        ),
+        // One team holds every first place: that team won.
+        None if team.is_some() && firsts.iter().all(|p| p.team == team) => format!(
+            "team {} ({}) wins by {}",
+            team.unwrap_or_default(),
+            firsts
+                .iter()
+                .map(|p| p.bot.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            report.reason
         ),
         None => format!("first place shared ({})", report.reason),
     };

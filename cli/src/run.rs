@@ -75,6 +75,7 @@ async fn tournament(
             limits: file.limits,
             entrants,
             environment: file.environment.clone(),
+            teams: Some(file.teams.clone()),
         })
         .await?;
 

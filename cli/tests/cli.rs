@@ -625,4 +625,60 @@ fn classic_generals_plays_replays_and_benches_through_the_registry() {
     let figures: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(figures["raw_steps_per_s"].as_f64().unwrap() > 0.0);
     assert!(figures["competition_raw_steps_per_s"].as_f64().unwrap() > 0.0);
+    assert!(figures["ffa8_raw_steps_per_s"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn classic_2v2_and_free_for_all_play_and_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let starter = bot("starter-python");
+    let random = bot("test/random");
+    for (mode, seats) in [("2v2", 4), ("ffa", 5)] {
+        let replay = dir.path().join(format!("{mode}.json"));
+        let mut command = arena();
+        command.args(["play", "--game", "generals-classic", "--rules"]);
+        command.arg(format!("mode={mode},max_turns=150"));
+        for seat in 0..seats {
+            command.arg(if seat % 2 == 0 { &starter } else { &random });
+        }
+        let out = command
+            .args(["--no-sandbox", "--seed", "8", "--json", "--replay"])
+            .arg(&replay)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let players = result["players"].as_array().unwrap();
+        assert_eq!(players.len(), seats);
+        for p in players {
+            assert_eq!(p["faults"]["malformed"], 0, "{mode}: {p}");
+            assert_eq!(p["forfeit"], serde_json::Value::Null, "{mode}: {p}");
+        }
+        if mode == "2v2" {
+            let teams: Vec<&serde_json::Value> = players.iter().map(|p| &p["team"]).collect();
+            assert_eq!(
+                teams,
+                [0, 1, 0, 1]
+                    .map(serde_json::Value::from)
+                    .iter()
+                    .collect::<Vec<_>>()
+            );
+            assert_eq!(
+                players[0]["rank"], players[2]["rank"],
+                "teammates share a place"
+            );
+        }
+        let scores: f64 = result["scores"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_f64().unwrap())
+            .sum();
+        assert!((scores - seats as f64 / 2.0).abs() < 1e-9, "{result}");
+        assert_eq!(verify(&replay).status.code(), Some(0), "{mode}");
+    }
 }

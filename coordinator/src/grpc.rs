@@ -32,6 +32,7 @@ impl From<CoordinatorError> for Status {
             | CoordinatorError::Game(_)
             | CoordinatorError::Rules(_)
             | CoordinatorError::Limits(_)
+            | CoordinatorError::Teams(_)
             | CoordinatorError::InvalidResult(_)
             | CoordinatorError::Schedule(_) => Status::invalid_argument(message),
             CoordinatorError::Store(StoreError::AlreadyExists(_)) => {
@@ -346,6 +347,7 @@ impl Admin for AdminService {
                 limits: file.limits,
                 entrants,
                 environment: file.environment,
+                teams: Some(file.teams),
             })
             .await?;
         Ok(Response::new(CreateTournamentResponse {

@@ -7,7 +7,9 @@
 //! entrants (round-robin by the circle method, Swiss by maximum-weight
 //! matching). [`store`] keeps every piece of tournament state, in Redis or in
 //! memory, behind one interface. [`standings`] turns match records into
-//! points, tie-breaks and ratings. [`report`] checks a reported result
+//! points, tie-breaks and ratings; [`teams`] translates between the seats
+//! of a team game and the sides the schedulers and standings work in.
+//! [`report`] checks a reported result
 //! against its match before anything records it. [`service`] is the
 //! coordinator's logic over those; [`grpc`] exposes it to workers and admins, and [`server`] serves it;
 //! [`metrics`] counts what happens for Prometheus.
@@ -21,6 +23,7 @@ pub mod server;
 pub mod service;
 pub mod standings;
 pub mod store;
+pub mod teams;
 pub mod tournament_file;
 
 use sha2::{Digest, Sha256};

@@ -4,8 +4,13 @@
 //! the pairing and the game's placement points is refused whole, so a forged
 //! or buggy report (three seats for a two-seat match, rank 99) can never
 //! reach the standings.
+//!
+//! The check is per seat, team games included: a team entrant sits on each
+//! seat of its side and the worker reports every one. What teams add is that
+//! teammates must share a rank (a side wins or loses as one).
 
 use crate::model::{MatchRecord, Pairing, baseline_name};
+use crate::teams::{Sides, TeamError};
 
 /// How far a reported score may be from the placement points of its rank:
 /// the points are ratios of small integers, so anything further is wrong.
@@ -45,6 +50,8 @@ pub enum ResultError {
         score: f64,
         expected: f64,
     },
+    #[error("teammates disagree")]
+    Team(#[from] TeamError),
 }
 
 /// Checks `record` against the match's `pairing`: the same number of seats,
@@ -52,7 +59,13 @@ pub enum ResultError {
 /// `baseline:NAME` with `baseline` set to NAME), every rank below the seat
 /// count, and every score equal to [`arena_engine::placement_points`] of the
 /// ranks (the scoring of every registered game) within [`SCORE_TOLERANCE`].
-pub fn check(record: &MatchRecord, pairing: &Pairing) -> Result<(), ResultError> {
+///
+/// In a team game (`sides` has teams), teammates must also share a rank
+/// ([`TeamError::SplitRank`] names the two seats), and a seat's score may
+/// instead be its side's placement points among the sides: both readings
+/// of "the game's points" agree on the order, and the standings score the
+/// ranks, never the reported score.
+pub fn check(record: &MatchRecord, pairing: &Pairing, sides: &Sides) -> Result<(), ResultError> {
     let seats = pairing.seats.len();
     if record.seats.len() != seats {
         return Err(ResultError::SeatCount {
@@ -85,10 +98,16 @@ pub fn check(record: &MatchRecord, pairing: &Pairing) -> Result<(), ResultError>
         }
     }
     let ranks: Vec<u32> = record.seats.iter().map(|s| s.rank).collect();
+    if sides.is_team_game() {
+        sides.check_ranks(&ranks)?;
+    }
     let expected = arena_engine::placement_points(&ranks);
+    let by_side = side_points(record, sides)?;
     for (seat, (result, expected)) in record.seats.iter().zip(expected).enumerate() {
+        let near = |points: f64| (result.score - points).abs() <= SCORE_TOLERANCE;
+        let side_points = by_side.as_ref().and_then(|p| p.get(seat)).copied();
         // A NaN compares false with everything, so it is refused by name.
-        if result.score.is_nan() || (result.score - expected).abs() > SCORE_TOLERANCE {
+        if result.score.is_nan() || !(near(expected) || side_points.is_some_and(near)) {
             return Err(ResultError::Score {
                 seat,
                 score: result.score,
@@ -97,6 +116,28 @@ pub fn check(record: &MatchRecord, pairing: &Pairing) -> Result<(), ResultError>
         }
     }
     Ok(())
+}
+
+/// In a team game, the placement points of each seat's side among the
+/// sides, in seat order; `None` without teams.
+fn side_points(record: &MatchRecord, sides: &Sides) -> Result<Option<Vec<f64>>, TeamError> {
+    if !sides.is_team_game() {
+        return Ok(None);
+    }
+    let collapsed = sides.collapse(record)?;
+    let teams = sides.teams();
+    Ok(Some(
+        teams
+            .iter()
+            .map(|team| {
+                collapsed
+                    .seats
+                    .iter()
+                    .find(|s| s.team == *team)
+                    .map_or(f64::NAN, |s| s.score)
+            })
+            .collect(),
+    ))
 }
 
 #[cfg(test)]
@@ -126,6 +167,10 @@ mod tests {
         }
     }
 
+    fn solo() -> Sides {
+        Sides::new(2, &[]).unwrap()
+    }
+
     fn pairing(seats: &[&str]) -> Pairing {
         Pairing {
             seats: seats.iter().map(|s| s.to_string()).collect(),
@@ -137,7 +182,7 @@ mod tests {
     fn a_faithful_result_passes() {
         let b = baseline_id("sprawl");
         let r = record(&[("a", 0), ("b", 0), (&b, 2), (&b, 3)]);
-        assert_eq!(check(&r, &pairing(&["a", "b", &b, &b])), Ok(()));
+        assert_eq!(check(&r, &pairing(&["a", "b", &b, &b]), &solo()), Ok(()));
     }
 
     #[test]
@@ -145,7 +190,7 @@ mod tests {
         let p = pairing(&["a", "b"]);
         let three = record(&[("a", 0), ("b", 1), ("c", 2)]);
         assert!(matches!(
-            check(&three, &p),
+            check(&three, &p, &solo()),
             Err(ResultError::SeatCount {
                 expected: 2,
                 got: 3,
@@ -154,13 +199,13 @@ mod tests {
         ));
         let swapped = record(&[("b", 0), ("a", 1)]);
         assert!(matches!(
-            check(&swapped, &p),
+            check(&swapped, &p, &solo()),
             Err(ResultError::Entrant { seat: 0, .. })
         ));
         let mut far = record(&[("a", 0), ("b", 1)]);
         far.seats[1].rank = 99;
         assert!(matches!(
-            check(&far, &p),
+            check(&far, &p, &solo()),
             Err(ResultError::Rank {
                 seat: 1,
                 rank: 99,
@@ -170,19 +215,46 @@ mod tests {
         let mut greedy = record(&[("a", 0), ("b", 1)]);
         greedy.seats[1].score = 1.0;
         assert!(matches!(
-            check(&greedy, &p),
+            check(&greedy, &p, &solo()),
             Err(ResultError::Score { seat: 1, .. })
         ));
         greedy.seats[1].score = f64::NAN;
         assert!(matches!(
-            check(&greedy, &p),
+            check(&greedy, &p, &solo()),
             Err(ResultError::Score { seat: 1, .. })
         ));
         let mut posing = record(&[("a", 0), ("b", 1)]);
         posing.seats[0].baseline = Some("sprawl".into());
         assert!(matches!(
-            check(&posing, &p),
+            check(&posing, &p, &solo()),
             Err(ResultError::Baseline { seat: 0, .. })
         ));
+    }
+
+    #[test]
+    fn teammates_share_a_rank() {
+        let sides = Sides::new(4, &[0, 1, 0, 1]).unwrap();
+        let p = pairing(&["a", "b", "a", "b"]);
+        let won = record(&[("a", 0), ("b", 1), ("a", 0), ("b", 1)]);
+        assert_eq!(check(&won, &p, &sides), Ok(()));
+        // Scored per side (1 and 0) instead of per seat: the same order.
+        let mut by_side = won.clone();
+        for (seat, score) in by_side.seats.iter_mut().zip([1.0, 0.0, 1.0, 0.0]) {
+            seat.score = score;
+        }
+        assert_eq!(check(&by_side, &p, &sides), Ok(()));
+        let split = record(&[("a", 0), ("b", 1), ("a", 1), ("b", 1)]);
+        assert_eq!(
+            check(&split, &p, &sides),
+            Err(ResultError::Team(TeamError::SplitRank {
+                team: 0,
+                seat: 0,
+                teammate: 2,
+                rank: 0,
+                teammate_rank: 1
+            }))
+        );
+        // Without teams the same ranks are an ordinary result.
+        assert_eq!(check(&split, &p, &Sides::new(4, &[]).unwrap()), Ok(()));
     }
 }

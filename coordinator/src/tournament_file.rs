@@ -27,8 +27,13 @@
 //! Parsing reads the text as a [`FileText`] (what was typed, nothing
 //! resolved), then resolves it against the game's registry entry into a
 //! [`TournamentFile`]: the game found, the seat count checked, the rules
-//! complete and checked, the limits complete. Defaults come from the game's
-//! entry and from nowhere else.
+//! complete and checked, the limits complete, and the game's team layout
+//! read off a match it makes ([`crate::teams::probe`]). Defaults come from
+//! the game's entry and from nowhere else.
+//!
+//! A team game (generals-classic with `[rules] mode = "2v2"` and
+//! `seats = 4`) is written the same way, one `[[bots]]` entry per team: each
+//! bot plays every seat of its side.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,6 +44,7 @@ use arena_engine::registry::{self, LimitOverrides, Limits, RuleValue, RulesError
 use serde::{Deserialize, Serialize};
 
 use crate::model::Format;
+use crate::teams::{self, Sides, TeamError};
 
 /// A tournament file as written: checked for shape only. Absent keys stay
 /// absent, so [`TournamentFile`] can fill them from the game.
@@ -94,8 +100,13 @@ pub struct TournamentFile {
     pub rules: Rules,
     /// The limits every match is played under, resolved.
     pub limits: Limits,
-    /// The field, in seeding order; at least one bot, and one per seat
-    /// unless the game has baselines.
+    /// The side each seat plays for, as the game reports it for these seats
+    /// and rules; empty when every seat plays for itself. Read from the
+    /// game, never written in the file.
+    #[serde(skip)]
+    pub teams: Vec<u32>,
+    /// The field, in seeding order; at least one bot, and one per side (per
+    /// seat, without teams) unless the game has baselines.
     pub bots: Vec<BotEntry>,
 }
 
@@ -128,6 +139,8 @@ pub enum TournamentFileError {
     Rules(#[from] RulesError),
     #[error("invalid tournament")]
     Limits(#[from] LimitError),
+    #[error("invalid tournament")]
+    Teams(#[from] TeamError),
     #[error("invalid tournament: {0}")]
     Invalid(String),
 }
@@ -187,6 +200,8 @@ impl TournamentFile {
         entry.check_seats(seats)?;
         let rules = entry.rules(&rule_values(&text.rules)?)?;
         let limits = entry.limits.with(&text.limits)?;
+        let teams = teams::probe(entry, seats, &rules)?;
+        let sides = Sides::new(seats, &teams)?.count();
         let file = TournamentFile {
             name: text.name,
             game: entry.name.to_owned(),
@@ -196,13 +211,15 @@ impl TournamentFile {
             environment: text.environment,
             rules,
             limits,
+            teams,
             bots: text.bots,
         };
-        file.validate(!entry.baselines.is_empty())?;
+        file.validate(sides, !entry.baselines.is_empty())?;
         Ok(file)
     }
 
-    fn validate(&self, has_baselines: bool) -> Result<(), TournamentFileError> {
+    /// `sides`: what a match needs one bot for (its seats, without teams).
+    fn validate(&self, sides: usize, has_baselines: bool) -> Result<(), TournamentFileError> {
         let invalid = |m: String| Err(TournamentFileError::Invalid(m));
         if self.name.trim().is_empty() {
             return invalid("the name is empty".into());
@@ -211,13 +228,17 @@ impl TournamentFile {
             return invalid("a tournament needs at least one bot".into());
         }
         // Baselines fill the seats bots leave empty; without them every
-        // seat needs a bot.
-        if self.bots.len() < self.seats && !has_baselines {
-            return invalid(format!(
-                "{} bots cannot fill {} seats",
-                self.bots.len(),
-                self.seats
-            ));
+        // side (every seat, without teams) needs a bot.
+        if self.bots.len() < sides && !has_baselines {
+            return invalid(if self.teams.is_empty() {
+                format!("{} bots cannot fill {} seats", self.bots.len(), self.seats)
+            } else {
+                format!(
+                    "{} bots cannot fill {} sides (one bot plays every seat of its side)",
+                    self.bots.len(),
+                    sides
+                )
+            });
         }
         if let Some(bot) = self.bots.iter().find(|b| b.name.trim().is_empty()) {
             return invalid(format!(

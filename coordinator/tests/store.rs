@@ -47,6 +47,7 @@ macro_rules! conformance {
 
 conformance!(
     tournaments_create_get_and_refuse_duplicates,
+    tournament_specs_keep_their_teams,
     schedule_round_is_idempotent_and_ordered,
     unknown_tournaments_are_errors,
     lease_takes_the_oldest_match_first,
@@ -97,6 +98,7 @@ fn spec(id: &str) -> TournamentSpec {
             reply_cap: 65_536,
         },
         environment: None,
+        teams: Vec::new(),
         // Above 2^53, to catch any backend that passes seeds through a double.
         base_seed: u64::MAX - 7,
         entrants: ["a", "b", "c", "d"]
@@ -236,6 +238,17 @@ async fn tournaments_create_get_and_refuse_duplicates(store: Store) {
     cancelled.cancelled = true;
     store.create_tournament(cancelled.clone()).await.unwrap();
     assert_eq!(store.tournament("t3").await.unwrap(), Some(cancelled));
+}
+
+async fn tournament_specs_keep_their_teams(store: Store) {
+    let mut teams = spec("2v2");
+    teams.seats = 4;
+    teams.teams = vec![0, 1, 0, 1];
+    store.create_tournament(teams.clone()).await.unwrap();
+    store.create_tournament(spec("solo")).await.unwrap();
+    assert_eq!(store.tournament("2v2").await.unwrap(), Some(teams));
+    let solo = store.tournament("solo").await.unwrap().unwrap();
+    assert!(solo.teams.is_empty());
 }
 
 async fn schedule_round_is_idempotent_and_ordered(store: Store) {

@@ -156,6 +156,7 @@ fn new_tournament() -> NewTournament {
         limits: entry.limits,
         entrants: vec![("a".into(), "1".repeat(64)), ("b".into(), "2".repeat(64))],
         environment: None,
+        teams: None,
     }
 }
 
@@ -195,6 +196,10 @@ fn the_id_hashes_every_defining_field() {
             Box::new(|t| t.entrants[1].1 = "3".repeat(64)),
         ),
         ("the entrants' order", Box::new(|t| t.entrants.reverse())),
+        (
+            "a team layout",
+            Box::new(|t| t.teams = Some(vec![0, 1, 0, 1])),
+        ),
     ];
     let mut seen = vec![id];
     for (what, change) in variants {

@@ -11,8 +11,8 @@
 //! fixed forever, so a seed names one map on every machine and every version.
 //!
 //! Games, one module each: [`generals`] (the Generals Competition ruleset),
-//! [`generals_classic`] (classic generals.io 1v1 on the same engine under
-//! another ruleset) and [`generals_ffa`] (four-player free-for-all with plans
+//! [`generals_classic`] (classic generals.io: 1v1 on the same engine under
+//! another ruleset, plus its 2v2 and free-for-all formats) and [`generals_ffa`] (four-player free-for-all with plans
 //! and a captain).
 //!
 //! Nothing here touches files, clocks, threads or the network, and iteration

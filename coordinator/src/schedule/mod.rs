@@ -114,6 +114,19 @@
 //! than seats ([`round_robin_with_baseline`]): one filled group, seats
 //! rotated, one round per cycle.
 //!
+//! # Team games ([`round_robin_by_side`], [`swiss_round_by_side`])
+//!
+//! A game played in teams (see [`crate::teams`]) is scheduled over its
+//! *sides*: the schedulers above run with `seats` = the number of sides (2
+//! in a 2v2 game), so everything said about two seats holds for two sides —
+//! the circle method, home and away alternating from game to game, the
+//! matching, byes for an odd field (or the game's baseline, where it has
+//! one). Each pairing is then seated: seat `s` is taken by the entrant of
+//! the side of `teams[s]`, so with teams `[0, 1, 0, 1]` the games of one
+//! pairing are `[A, B, A, B]`, `[B, A, B, A]`, … Swiss reads its history
+//! with each side's seats collapsed into one, so teammates never count as
+//! having met and seat balance is balance of sides.
+//!
 //! # Seeds
 //!
 //! Map seeds come from [`mix_seed`]: SplitMix64 applied to the base seed, then
@@ -125,6 +138,7 @@
 
 pub mod matching;
 mod round_robin;
+mod sides;
 mod swiss;
 
 use std::collections::HashSet;
@@ -135,6 +149,7 @@ pub use round_robin::{
     MAX_ROUND_ROBIN_GAMES, default_games_per_pairing, round_robin, round_robin_round_count,
     round_robin_round_count_with_baseline, round_robin_with_baseline,
 };
+pub use sides::{round_robin_by_side, round_robin_round_count_by_side, swiss_round_by_side};
 pub use swiss::{
     JITTER_RANGE, PairCost, PairingGraph, SCORE_UNIT, SwissStanding, seat_points, swiss_graph,
     swiss_round, swiss_round_with_baseline, swiss_standings,
@@ -159,6 +174,8 @@ pub enum ScheduleError {
     TooLarge { games: u128, limit: u64 },
     #[error("pairing weights overflow exact arithmetic (field or history too large)")]
     WeightOverflow,
+    #[error("the schedule does not fit the game's teams")]
+    Teams(#[from] crate::teams::TeamError),
     /// A bug, not a bad input: the matching came back imperfect.
     #[error("internal scheduling error: {0}")]
     Internal(String),

@@ -25,10 +25,15 @@ pub(crate) fn match_round(match_id: &str) -> Option<u32> {
 
 /// A tournament's id: a digest of everything that defines it (name, game,
 /// seats, base seed, format, resolved rules, resolved limits, environment,
-/// entrants), so two tournaments differing in any of them never share an
-/// id. Pass `new` after resolving its rules, or defaults given explicitly
-/// would change the id. Every part is length-prefixed, so no two different
-/// tournaments hash the same bytes.
+/// entrants, team layout), so two tournaments differing in any of them never
+/// share an id. Pass `new` after resolving its rules and teams, or defaults
+/// given explicitly would change the id. Every part is length-prefixed, so
+/// no two different tournaments hash the same bytes.
+///
+/// The team layout is hashed only when there is one, after the entrants, so
+/// the ids of tournaments without teams are what they were before teams
+/// existed (a coordinator re-creating one finds it). It cannot be mistaken
+/// for an entrant: entrants add two parts each, the layout one.
 pub fn tournament_id(new: &NewTournament) -> String {
     fn part(hasher: &mut Sha256, bytes: &[u8]) {
         hasher.update((bytes.len() as u64).to_le_bytes());
@@ -53,6 +58,10 @@ pub fn tournament_id(new: &NewTournament) -> String {
     for (name, hash) in &new.entrants {
         part(&mut hasher, name.as_bytes());
         part(&mut hasher, hash.as_bytes());
+    }
+    if let Some(teams) = new.teams.as_deref().filter(|t| !t.is_empty()) {
+        let bytes: Vec<u8> = teams.iter().flat_map(|t| t.to_le_bytes()).collect();
+        part(&mut hasher, &bytes);
     }
     let digest = hasher.finalize();
     let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();

@@ -31,6 +31,7 @@ use crate::store::{
     CompleteOutcome, Entrant, Lease, ScheduledMatch, Status, Store, StoreError, TournamentSpec,
     WorkerInfo,
 };
+use crate::teams::{self, Sides, TeamError};
 
 /// Timing policy.
 #[derive(Clone, Debug)]
@@ -81,6 +82,12 @@ pub struct NewTournament {
     pub entrants: Vec<(String, String)>,
     /// Only workers reporting this environment id may play its matches.
     pub environment: Option<String>,
+    /// The side each seat plays for. `None`, the usual: read from the game
+    /// on creation ([`teams::probe`]). `Some(layout)` declares it: it must
+    /// be the game's own layout where the game reports one, and is taken as
+    /// given for a game that reports none (so a team layout can be played
+    /// before its game reports it, as the tests do).
+    pub teams: Option<Vec<u32>>,
 }
 
 /// A lease with what a worker needs to play it.
@@ -130,6 +137,8 @@ pub enum CoordinatorError {
     Rules(#[from] RulesError),
     #[error("invalid tournament")]
     Limits(#[from] LimitError),
+    #[error("invalid team layout")]
+    Teams(#[from] TeamError),
     #[error("result refused")]
     InvalidResult(#[from] ResultError),
 }
@@ -205,17 +214,22 @@ impl Coordinator {
         new.rules = entry.rules(&new.rules)?;
         // Complete already; this checks every limit is playable.
         new.limits = new.limits.with(&LimitOverrides::default())?;
+        let layout = resolve_teams(entry, &new)?;
+        let sides = Sides::new(new.seats, &layout)?.count();
+        new.teams = Some(layout);
         if new.entrants.is_empty() {
             return Err(CoordinatorError::Invalid(
                 "a tournament needs at least one entrant".into(),
             ));
         }
-        // Baselines fill the seats entrants leave empty, if the game has any.
-        if new.entrants.len() < new.seats && fill_baseline(entry).is_none() {
+        // Baselines fill the seats entrants leave empty, if the game has
+        // any. A team entrant plays every seat of its side, so a team game
+        // needs one entrant per side.
+        if new.entrants.len() < sides && fill_baseline(entry).is_none() {
             return Err(CoordinatorError::Invalid(format!(
-                "{} entrants cannot fill {} seats",
+                "{} entrants cannot fill {sides} {}",
                 new.entrants.len(),
-                new.seats
+                if sides == new.seats { "seats" } else { "sides" },
             )));
         }
         let mut seen = std::collections::BTreeSet::new();
@@ -247,6 +261,7 @@ impl Coordinator {
             rules: new.rules,
             limits: new.limits,
             environment: new.environment,
+            teams: new.teams.unwrap_or_default(),
         };
         match self.store.create_tournament(spec).await {
             Ok(()) | Err(StoreError::AlreadyExists(_)) => {}
@@ -270,21 +285,13 @@ impl Coordinator {
                 cycles,
                 games_per_pairing,
             } => {
-                let ids = entrant_ids(spec);
-                let rounds = match fill_baseline(registry::find(&spec.game)?) {
-                    Some(_) => schedule::round_robin_round_count_with_baseline(
-                        &ids,
-                        spec.seats,
-                        cycles,
-                        games_per_pairing,
-                    )?,
-                    None => schedule::round_robin_round_count(
-                        &ids,
-                        spec.seats,
-                        cycles,
-                        games_per_pairing,
-                    )?,
-                };
+                let rounds = schedule::round_robin_round_count_by_side(
+                    &entrant_ids(spec),
+                    &sides(spec)?,
+                    cycles,
+                    games_per_pairing,
+                    fill_baseline(registry::find(&spec.game)?),
+                )?;
                 rounds as u32
             }
             Format::Swiss { rounds } => rounds,
@@ -305,6 +312,7 @@ impl Coordinator {
             return Ok(());
         }
         let ids = entrant_ids(&spec);
+        let sides = sides(&spec)?;
         let baseline = fill_baseline(registry::find(&spec.game)?);
         let scheduled = self.store.rounds_scheduled(id).await?;
         match spec.format {
@@ -313,23 +321,14 @@ impl Coordinator {
                 games_per_pairing,
             } => {
                 if scheduled == 0 {
-                    let rounds = match baseline {
-                        Some(baseline) => schedule::round_robin_with_baseline(
-                            &ids,
-                            spec.seats,
-                            cycles,
-                            games_per_pairing,
-                            spec.base_seed,
-                            baseline,
-                        )?,
-                        None => schedule::round_robin(
-                            &ids,
-                            spec.seats,
-                            cycles,
-                            games_per_pairing,
-                            spec.base_seed,
-                        )?,
-                    };
+                    let rounds = schedule::round_robin_by_side(
+                        &ids,
+                        &sides,
+                        cycles,
+                        games_per_pairing,
+                        spec.base_seed,
+                        baseline,
+                    )?;
                     let count = rounds.len();
                     for (index, round) in rounds.into_iter().enumerate() {
                         self.schedule(id, index as u32, round).await?;
@@ -348,23 +347,14 @@ impl Coordinator {
                     return Ok(());
                 }
                 let history = self.store.results(id).await?;
-                let round = match baseline {
-                    Some(baseline) => schedule::swiss_round_with_baseline(
-                        scheduled,
-                        &ids,
-                        &history,
-                        spec.seats,
-                        spec.base_seed,
-                        baseline,
-                    )?,
-                    None => schedule::swiss_round(
-                        scheduled,
-                        &ids,
-                        &history,
-                        spec.seats,
-                        spec.base_seed,
-                    )?,
-                };
+                let round = schedule::swiss_round_by_side(
+                    scheduled,
+                    &ids,
+                    &history,
+                    &sides,
+                    spec.base_seed,
+                    baseline,
+                )?;
                 self.schedule(id, scheduled, round).await?;
                 let span = tracing::Span::current();
                 span.record("round", scheduled);
@@ -500,13 +490,20 @@ impl Coordinator {
         replay: Option<Vec<u8>>,
         duration_s: f64,
     ) -> Result<CompleteOutcome> {
-        if let Some(pairing) = self.store.pairing(&record.match_id).await? {
-            report::check(&record, &pairing)?;
-        }
-        let counted = record.clone();
         let tournament = match_tournament(&record.match_id)
             .map(str::to_owned)
             .unwrap_or_default();
+        let counted = match self.store.pairing(&record.match_id).await? {
+            Some(pairing) => {
+                // A scheduled match's tournament exists: its spec has the teams.
+                let sides = sides(&self.spec(&tournament).await?)?;
+                report::check(&record, &pairing, &sides)?;
+                // The metrics count matches by side: a 2v2 one side won is a
+                // win, not a draw of its two seats.
+                sides.collapse(&record).map_err(ResultError::from)?
+            }
+            None => record.clone(),
+        };
         let match_id = record.match_id.clone();
         let outcome = self
             .store
@@ -583,7 +580,12 @@ impl Coordinator {
             .collect();
         let results = self.store.results(id).await?;
         let byes = self.store.byes(id).await?;
-        Ok(standings::compute(&entrants, &results, &byes)?)
+        Ok(standings::compute_by_side(
+            &entrants,
+            &results,
+            &byes,
+            &sides(&spec)?,
+        )?)
     }
 
     pub async fn cancel(&self, id: &str) -> Result<()> {
@@ -596,6 +598,30 @@ impl Coordinator {
 /// The field's entrant ids, in registration order.
 fn entrant_ids(spec: &TournamentSpec) -> Vec<EntrantId> {
     spec.entrants.iter().map(|e| e.id.clone()).collect()
+}
+
+/// The sides of a tournament's matches, from its stored team layout.
+fn sides(spec: &TournamentSpec) -> Result<Sides> {
+    Ok(Sides::new(spec.seats, &spec.teams)?)
+}
+
+/// The team layout a new tournament is played with: the game's own, read
+/// off a match it makes for these seats and rules, or the one `new`
+/// declares when the game reports none (see [`NewTournament::teams`]).
+fn resolve_teams(entry: &GameEntry, new: &NewTournament) -> Result<Vec<u32>> {
+    if let Some(given) = &new.teams {
+        Sides::new(new.seats, given)?;
+    }
+    let game = teams::probe(entry, new.seats, &new.rules)?;
+    match &new.teams {
+        Some(given) if !game.is_empty() && *given != game => Err(TeamError::NotTheGames {
+            game,
+            given: given.clone(),
+        }
+        .into()),
+        Some(given) if game.is_empty() => Ok(given.clone()),
+        _ => Ok(game),
+    }
 }
 
 /// The baseline that fills seats the field leaves empty: the game's first,

@@ -77,6 +77,24 @@
 //!   seats alone, in their order among themselves; a match with fewer than
 //!   two entrant seats leaves ratings alone.
 //!
+//! # Team games
+//!
+//! In a game played in teams (see [`crate::teams`]) a team entrant sits on
+//! every seat of its side, and the worker reports every seat.
+//! [`compute_by_side`] first collapses each record into one seat per side
+//! ([`Sides::collapse`]) and then runs everything above on those:
+//!
+//! - the side's rank is its seats' rank (teammates ranked apart are an
+//!   error, naming the match and both seats), and its points are the
+//!   placement points among the *sides*: with two sides win 1, draw ½,
+//!   loss 0, whatever the seat count;
+//! - `games`, `wins`, `draws` and `losses` count matches, not seats;
+//! - `timeouts` and `malformed` add up over all of the side's seats, and a
+//!   forfeit counts once per match, under the reason of the side's first
+//!   forfeited seat;
+//! - teammates are never co-players: Buchholz and Sonneborn–Berger sum over
+//!   the other sides only, and the rating update sees one player per side.
+//!
 //! Placement points are exactly [`arena_engine::placement_points`], the
 //! scoring every registered game reports (a test checks the two agree), kept
 //! here in integers.
@@ -93,6 +111,7 @@ use serde::{Deserialize, Serialize};
 use arena_engine::Forfeit;
 
 use crate::model::{EntrantId, MatchRecord, baseline_name};
+use crate::teams::{Sides, TeamError};
 use score::Placement;
 
 /// The final table, best first.
@@ -171,6 +190,12 @@ pub enum StandingsError {
     UnknownByeEntrant { round: u32, entrant: EntrantId },
     #[error("round {round} gives entrant {entrant} more than one bye")]
     DuplicateBye { round: u32, entrant: EntrantId },
+    #[error("match {match_id} does not fit the game's teams")]
+    Team {
+        match_id: String,
+        #[source]
+        source: TeamError,
+    },
     #[error("the scores overflow exact arithmetic (too many distinct seat counts or games)")]
     Overflow,
 }
@@ -213,6 +238,33 @@ struct Tally {
     timeouts: u64,
     malformed: u64,
     forfeits: BTreeMap<Forfeit, u32>,
+}
+
+/// [`compute`] for a game played by `sides`: every record (one seat per
+/// seat of the match, as reported) is collapsed into one seat per side
+/// first; see "Team games" in the [module docs](self). Without teams this is
+/// exactly [`compute`].
+pub fn compute_by_side(
+    entrants: &[(EntrantId, String)],
+    matches: &[MatchRecord],
+    byes: &[(u32, EntrantId)],
+    sides: &Sides,
+) -> Result<Standings, StandingsError> {
+    if !sides.is_team_game() {
+        return compute(entrants, matches, byes);
+    }
+    let collapsed = matches
+        .iter()
+        .map(|record| {
+            sides
+                .collapse(record)
+                .map_err(|source| StandingsError::Team {
+                    match_id: record.match_id.clone(),
+                    source,
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    compute(entrants, &collapsed, byes)
 }
 
 /// Builds the standings; see the [module docs](self) for every formula.

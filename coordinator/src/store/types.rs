@@ -48,6 +48,11 @@ pub struct TournamentSpec {
     /// The environment id its matches must be played in; `None`: any worker.
     #[serde(default)]
     pub environment: Option<String>,
+    /// The side each seat plays for, resolved from the game on creation
+    /// (see [`crate::teams`]); empty when every seat plays for itself, and in
+    /// specs stored before team games existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub teams: Vec<u32>,
 }
 
 /// A match handed to [`Store::schedule_round`](super::Store::schedule_round).

@@ -11,20 +11,38 @@
 //! and replays name `generals-classic`; [`setup`], which checks a
 //! [`mapgen::ClassicMap`] (neutral castles and all) and starts a game on it;
 //! [`mapgen`], which draws such a map from a seed; and [`ENTRY`].
+//!
+//! The free-for-all (2..=8 seats) and 2v2 formats are played by a separate
+//! engine, [`GeneralsClassicMulti`], under the same name and entry (option
+//! `mode`): [`multi`] holds its state and validation, [`multi_rules`] the
+//! step, captures and placements, [`multi_frame`] the N-seat handshake and
+//! frame, [`multi_game`] the [`Game`] impl and a random legal player. The
+//! rules are in `docs/games/generals-classic.md`, "Free-for-all and 2v2".
 
 pub mod mapgen;
+pub mod multi;
+pub mod multi_frame;
+pub mod multi_game;
+pub mod multi_rules;
+#[cfg(test)]
+mod multi_tests;
 pub mod setup;
 #[cfg(test)]
 mod tests;
 
+pub use multi::{GeneralsClassicMulti, Mode, MultiState, MultiStateError, SeatState};
+pub use multi_game::random_legal_action;
 pub use setup::SetupError;
 
 use serde::{Deserialize, Serialize};
 
 use crate::game::{Game, Malformed, Outcome, Seat};
 use crate::generals::{self, Action, Generals, Ruleset, state::MAX_TURNS_LIMIT};
-use crate::registry::{self, FrameFormat, GameEntry, Limits, OptionKind, OptionSpec, RuntimeKind};
-use crate::session::Session;
+use crate::registry::{
+    self, FrameFormat, GameEntry, Limits, OptionKind, OptionSpec, RuntimeKind, TeamLayout,
+};
+use crate::replay::{AnyReplay, ReplayError};
+use crate::session::{Match, Session};
 
 /// The classic ruleset's numbers.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,15 +72,34 @@ impl Params {
 }
 
 /// The ruleset options.
-const OPTIONS: &[OptionSpec] = &[OptionSpec {
-    name: "max_turns",
-    help: "turn limit (the reference's is 500)",
-    kind: OptionKind::Int {
-        default: 500,
-        min: 1,
-        max: MAX_TURNS_LIMIT as i64,
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "max_turns",
+        help: "turn limit (the reference's is 500)",
+        kind: OptionKind::Int {
+            default: 500,
+            min: 1,
+            max: MAX_TURNS_LIMIT as i64,
+        },
     },
-}];
+    OptionSpec {
+        name: "mode",
+        help: "format: 1v1 (2 seats), 2v2 (4 seats), ffa (2..=8); auto is 1v1 for 2 seats, else ffa",
+        kind: OptionKind::Choice {
+            default: "auto",
+            choices: &["auto", "1v1", "2v2", "ffa"],
+        },
+    },
+    OptionSpec {
+        name: "players",
+        help: "expected seat count, as a check (0 accepts any)",
+        kind: OptionKind::Int {
+            default: 0,
+            min: 0,
+            max: multi::MAX_SEATS as i64,
+        },
+    },
+];
 
 /// The parameters resolved rules describe.
 pub fn params_of(rules: &registry::Rules) -> Params {
@@ -73,12 +110,102 @@ pub fn params_of(rules: &registry::Rules) -> Params {
     params
 }
 
-/// The registry entry: two seats, the competition's limits and protocol.
+/// Which engine plays a match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// The exact 1v1 engine ([`GeneralsClassic`]).
+    Duel,
+    /// The multi-player engine ([`GeneralsClassicMulti`]).
+    Multi(Mode),
+}
+
+/// The format resolved rules ask for with `seats` seats: `auto` (and an
+/// absent `mode`) is 1v1 for two seats and ffa for more; an explicit mode
+/// must fit the seat count, and so must a non-zero `players`.
+pub fn format_of(rules: &registry::Rules, seats: usize) -> Result<Format, String> {
+    if let Some(players) = rules.int("players")
+        && players != 0
+        && players != seats as i64
+    {
+        return Err(format!(
+            "players is {players}, but the match has {seats} seats"
+        ));
+    }
+    let word = rules.word("mode").unwrap_or("auto");
+    let (format, accepted) = match word {
+        "auto" if seats == 2 => (Format::Duel, "2"),
+        "auto" | "ffa" => (Format::Multi(Mode::Ffa), "2..=8"),
+        "1v1" => (Format::Duel, "2"),
+        "2v2" => (Format::Multi(Mode::Teams), "4"),
+        other => return Err(format!("unknown mode {other:?}")),
+    };
+    let fits = match format {
+        Format::Duel => seats == 2,
+        Format::Multi(mode) => mode.accepts(seats),
+    };
+    if fits {
+        Ok(format)
+    } else {
+        Err(format!(
+            "mode {word} is played by {accepted} seats, not {seats}"
+        ))
+    }
+}
+
+/// A new match of any format (the entry's `new_match`).
+fn new_match(setup: &registry::MatchSetup<'_>) -> Result<Box<dyn Match>, registry::SetupError> {
+    let invalid = |reason: String| registry::SetupError::Invalid {
+        game: "generals-classic",
+        reason,
+    };
+    let params = params_of(setup.rules);
+    match format_of(setup.rules, setup.seats).map_err(invalid)? {
+        Format::Duel => GeneralsClassic::from_seed(setup.seed, params)
+            .map(Session::boxed)
+            .map_err(|e| invalid(e.to_string())),
+        Format::Multi(mode) => {
+            let options = mapgen::MapOptions {
+                players: setup.seats,
+                ..mapgen::MapOptions::default()
+            };
+            let map = mapgen::generate(setup.seed, &options);
+            GeneralsClassicMulti::from_map(map, mode, params.max_turns)
+                .map(Session::boxed)
+                .map_err(|e| invalid(e.to_string()))
+        }
+    }
+}
+
+/// Opens a replay of any format: a multi-player state carries a `mode`
+/// field, a 1v1 state (the shared engine's JSON) has none, so the 1v1
+/// replay format is unchanged.
+fn open_replay(bytes: &[u8]) -> Result<Box<dyn AnyReplay>, ReplayError> {
+    #[derive(Deserialize)]
+    struct Header {
+        initial: Initial,
+    }
+    #[derive(Deserialize)]
+    struct Initial {
+        mode: Option<serde::de::IgnoredAny>,
+    }
+    let header: Header = serde_json::from_slice(bytes).map_err(ReplayError::Parse)?;
+    if header.initial.mode.is_some() {
+        crate::replay::open::<GeneralsClassicMulti>(bytes)
+    } else {
+        crate::replay::open::<GeneralsClassic>(bytes)
+    }
+}
+
+/// The registry entry: 1v1 on two seats (the competition's engine), 2v2 on
+/// four, free-for-all on 2..=8; the competition's limits and protocol.
 pub static ENTRY: GameEntry = GameEntry {
     name: "generals-classic",
-    summary: "Classic generals.io 1v1: neutral castles, no building, fog of war, text protocol",
-    seats: &[2],
-    teams: &[],
+    summary: "Classic generals.io: neutral castles, no building, fog of war, text protocol; 1v1, 2v2 or free-for-all",
+    seats: &[2, 3, 4, 5, 6, 7, 8],
+    teams: &[TeamLayout {
+        seats: 4,
+        teams: &[&[0, 2], &[1, 3]],
+    }],
     options: OPTIONS,
     limits: Limits {
         first_move_ms: 10_000,
@@ -89,15 +216,8 @@ pub static ENTRY: GameEntry = GameEntry {
     frames: FrameFormat::Text,
     runtimes: &[RuntimeKind::Process],
     baselines: &[],
-    new_match: |setup| {
-        GeneralsClassic::from_seed(setup.seed, params_of(setup.rules))
-            .map(Session::boxed)
-            .map_err(|e| registry::SetupError::Invalid {
-                game: "generals-classic",
-                reason: e.to_string(),
-            })
-    },
-    open_replay: crate::replay::open::<GeneralsClassic>,
+    new_match,
+    open_replay,
 };
 
 /// A classic game in progress: a [`Generals`] that plays

@@ -110,13 +110,17 @@ impl Rules {
             let value = match value.trim() {
                 "true" => RuleValue::Bool(true),
                 "false" => RuleValue::Bool(false),
-                v if v.starts_with(|c: char| c.is_ascii_digit() || c == '-') => {
-                    RuleValue::Int(v.parse().map_err(|_| RulesError::Syntax(pair.to_owned()))?)
-                }
-                v if !v.is_empty() && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
-                    RuleValue::Word(v.to_owned())
-                }
-                _ => return Err(RulesError::Syntax(pair.to_owned())),
+                v => match v.parse::<i64>() {
+                    Ok(i) => RuleValue::Int(i),
+                    // A word such as `ffa` or `2v2`, for choice options.
+                    Err(_)
+                        if !v.is_empty()
+                            && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+                    {
+                        RuleValue::Word(v.to_owned())
+                    }
+                    Err(_) => return Err(RulesError::Syntax(pair.to_owned())),
+                },
             };
             rules.insert(key.trim().to_owned(), value);
         }
@@ -271,7 +275,11 @@ mod tests {
         let ten = Rules::parse_pairs("turns=ten").unwrap();
         let err = resolve(OPTIONS, &ten).unwrap_err().to_string();
         assert!(err.contains("rules.turns: expected an integer"), "{err}");
-        assert!(Rules::parse_pairs("turns=1x").is_err());
+        assert_eq!(
+            Rules::parse_pairs("mode=2v2").unwrap().0["mode"],
+            RuleValue::Word("2v2".to_owned())
+        );
+        assert!(Rules::parse_pairs("turns=1.5").is_err());
         assert!(Rules::parse_pairs("mode=a b").is_err());
     }
 

@@ -12,6 +12,7 @@
 mod support;
 
 mod auth;
+mod classic_tournaments;
 mod coordinator_restart;
 mod cut_off_worker;
 mod drain;
