@@ -3,299 +3,52 @@
 //! handshakes, every sampled frame byte for byte, and the result.
 //!
 //! The directory is `$ARENA_GENERALS_FIXTURES`, or `../shared/fixtures/generals`
-//! beside the repository. Any directory of `*.json.gz` (or plain `*.json`)
-//! files in the same format works.
+//! beside the repository (which must hold all 40 reference games). Any
+//! directory of `*.json.gz` (or plain `*.json`) files in the same format
+//! works. Actions go through the engine's own reply parser, so a fixture
+//! action the parser refuses is a failure.
 
-use std::collections::BTreeMap;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+mod support;
 
-use arena_engine::Game;
-use arena_engine::generals::{Action, Generals, Kind, Params, Setup};
-use serde::Deserialize;
+use arena_engine::generals::{Generals, Params, Setup};
+use support::fixtures::{self, Counts, Fixture};
 
-#[derive(Deserialize)]
-struct Fixture {
-    seed: u64,
-    height: usize,
-    width: usize,
-    max_turns: u32,
-    deathtouch_turn: u32,
-    initial: Initial,
-    handshake: Vec<String>,
-    turns: Vec<Turn>,
-    observations: BTreeMap<String, Vec<String>>,
-    result: FixtureResult,
-}
-
-#[derive(Deserialize)]
-struct Initial {
-    kind: Vec<Vec<u8>>,
-    owner: Vec<Vec<u8>>,
-    army: Vec<Vec<u32>>,
-    generals: [[usize; 2]; 2],
-}
-
-#[derive(Deserialize)]
-struct Turn {
-    t: u32,
-    actions: [[i64; 5]; 2],
-    changes: Vec<[u64; 5]>,
-    totals: [[u64; 2]; 2],
-}
-
-#[derive(Deserialize)]
-struct FixtureResult {
-    winner: Option<usize>,
-    reason: String,
-    final_t: u32,
-}
-
-fn fixture_dir() -> PathBuf {
-    match std::env::var_os("ARENA_GENERALS_FIXTURES") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/generals"),
-    }
-}
-
-fn fixture_files(dir: &Path) -> Vec<PathBuf> {
-    let entries = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read fixture directory {}: {e}", dir.display()));
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            name.ends_with(".json.gz") || name.ends_with(".json")
-        })
-        .collect();
-    files.sort();
-    files
-}
-
-fn load(path: &Path) -> Result<Fixture, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("read: {e}"))?;
-    let text = if path.extension().is_some_and(|e| e == "gz") {
-        let mut text = String::new();
-        flate2::read::GzDecoder::new(&bytes[..])
-            .read_to_string(&mut text)
-            .map_err(|e| format!("gunzip: {e}"))?;
-        text
-    } else {
-        String::from_utf8(bytes).map_err(|e| format!("utf-8: {e}"))?
-    };
-    serde_json::from_str(&text).map_err(|e| format!("json: {e}"))
-}
-
-/// (kind, owner, army) of every cell, row-major.
-fn snapshot(game: &Generals) -> Vec<(u8, u8, u32)> {
-    let mut cells = Vec::with_capacity(game.height() * game.width());
-    for row in 0..game.height() {
-        for col in 0..game.width() {
-            cells.push((
-                game.kind_at(row, col) as u8,
-                game.owner_at(row, col),
-                game.army_at(row, col),
-            ));
-        }
-    }
-    cells
-}
+/// The reference games in the default directory.
+const REFERENCE_GAMES: usize = 40;
 
 /// Replays one fixture; the first difference, naming turn and cell.
-fn replay(fx: &Fixture) -> Result<(), String> {
-    let kind = fx
-        .initial
-        .kind
-        .iter()
-        .flatten()
-        .map(|&k| Kind::from_code(k).ok_or(format!("initial kind {k} unknown")))
-        .collect::<Result<Vec<_>, _>>()?;
+fn replay(fx: &Fixture) -> Result<Counts, String> {
+    fx.check_ruleset("competition")?;
+    let Some(deathtouch_turn) = fx.deathtouch_turn else {
+        return Err("deathtouch_turn is null: the competition has deathtouch".into());
+    };
     let setup = Setup {
         height: fx.height,
         width: fx.width,
-        kind,
+        kind: fx.initial_kinds()?,
         generals: fx.initial.generals,
         params: Params {
             max_turns: fx.max_turns,
-            deathtouch_turn: fx.deathtouch_turn,
+            deathtouch_turn,
             ..Params::default()
         },
     };
-    let mut game = Generals::new(setup).map_err(|e| format!("setup: {e}"))?;
-
-    let expected_start: Vec<(u8, u8, u32)> = (0..fx.height * fx.width)
-        .map(|i| {
-            let (r, c) = (i / fx.width, i % fx.width);
-            (
-                fx.initial.kind[r][c],
-                fx.initial.owner[r][c],
-                fx.initial.army[r][c],
-            )
-        })
-        .collect();
-    let start = snapshot(&game);
-    if let Some(i) = (0..start.len()).find(|&i| start[i] != expected_start[i]) {
-        return Err(format!(
-            "initial cell ({},{}): engine {:?}, fixture {:?}",
-            i / fx.width,
-            i % fx.width,
-            start[i],
-            expected_start[i]
-        ));
-    }
-
-    for seat in 0..2 {
-        let mut line = Vec::new();
-        game.write_handshake(seat, &mut line);
-        let expected = fx.handshake.get(seat).map(String::as_bytes);
-        if expected != Some(&line[..]) {
-            return Err(format!(
-                "handshake of seat {seat}: engine {:?}, fixture {:?}",
-                String::from_utf8_lossy(&line),
-                fx.handshake.get(seat)
-            ));
-        }
-    }
-
-    let mut outcome = None;
-    for (i, turn) in fx.turns.iter().enumerate() {
-        if turn.t as usize != i || game.turn() != turn.t {
-            return Err(format!(
-                "turn {i}: fixture t={}, engine time {}",
-                turn.t,
-                game.turn()
-            ));
-        }
-        if outcome.is_some() {
-            return Err(format!("turn {i}: engine already ended the game"));
-        }
-        if let Some(frames) = fx.observations.get(&i.to_string()) {
-            for (seat, expected) in frames.iter().enumerate() {
-                let mut frame = Vec::new();
-                game.write_frame(seat, &mut frame);
-                if frame != expected.as_bytes() {
-                    return Err(frame_difference(i, seat, &frame, expected));
-                }
-            }
-        }
-
-        let actions = turn
-            .actions
-            .map(|fields| Action::try_from(fields).unwrap_or(Action::PASS));
-        let before = snapshot(&game);
-        outcome = game.step(&actions.map(Some));
-        let after = snapshot(&game);
-
-        let mut changes = Vec::new();
-        for (cell, (old, new)) in before.iter().zip(&after).enumerate() {
-            if old != new {
-                changes.push([
-                    (cell / fx.width) as u64,
-                    (cell % fx.width) as u64,
-                    u64::from(new.0),
-                    u64::from(new.1),
-                    u64::from(new.2),
-                ]);
-            }
-        }
-        if changes != turn.changes {
-            let engine: BTreeMap<_, _> = changes.iter().map(|c| ((c[0], c[1]), *c)).collect();
-            let fixture: BTreeMap<_, _> = turn.changes.iter().map(|c| ((c[0], c[1]), *c)).collect();
-            let cell = engine
-                .keys()
-                .chain(fixture.keys())
-                .find(|k| engine.get(k) != fixture.get(k))
-                .copied();
-            return Err(format!(
-                "turn {i}, actions {:?}: cell {:?}: engine {:?}, fixture {:?}",
-                turn.actions,
-                cell,
-                cell.and_then(|k| engine.get(&k)),
-                cell.and_then(|k| fixture.get(&k)),
-            ));
-        }
-        let totals = [game.totals(0), game.totals(1)].map(|(l, a)| [u64::from(l), a]);
-        if totals != turn.totals {
-            return Err(format!(
-                "turn {i}: totals engine {totals:?}, fixture {:?}",
-                turn.totals
-            ));
-        }
-    }
-
-    if game.turn() != fx.result.final_t {
-        return Err(format!(
-            "final time: engine {}, fixture {}",
-            game.turn(),
-            fx.result.final_t
-        ));
-    }
-    let Some(outcome) = outcome else {
-        return Err("the fixture's last turn did not end the game".into());
-    };
-    if outcome.winner() != fx.result.winner || outcome.reason != fx.result.reason {
-        return Err(format!(
-            "result: engine winner {:?} reason {}, fixture winner {:?} reason {}",
-            outcome.winner(),
-            outcome.reason,
-            fx.result.winner,
-            fx.result.reason
-        ));
-    }
-    Ok(())
-}
-
-fn frame_difference(turn: usize, seat: usize, got: &[u8], expected: &str) -> String {
-    let got = String::from_utf8_lossy(got);
-    for (line_no, (g, e)) in got.lines().zip(expected.lines()).enumerate() {
-        if g != e {
-            return format!(
-                "turn {turn}, frame of seat {seat}, line {line_no}: engine {g:?}, fixture {e:?}"
-            );
-        }
-    }
-    format!(
-        "turn {turn}, frame of seat {seat}: lengths differ (engine {} bytes, fixture {})",
-        got.len(),
-        expected.len()
-    )
+    let game = Generals::new(setup).map_err(|e| format!("setup: {e}"))?;
+    fixtures::replay(fx, game)
 }
 
 #[test]
 fn every_fixture_replays_exactly() {
-    let dir = fixture_dir();
-    let files = fixture_files(&dir);
-    assert!(
-        !files.is_empty(),
-        "no fixtures (*.json.gz, *.json) in {}",
-        dir.display()
-    );
-    let mut failures = Vec::new();
-    let mut frames = 0;
-    let mut turns = 0;
-    for path in &files {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        match load(path) {
-            Err(e) => failures.push(format!("{name:?}: cannot load: {e}")),
-            Ok(fx) => {
-                frames += fx.observations.len() * 2;
-                turns += fx.turns.len();
-                if let Err(e) = replay(&fx) {
-                    failures.push(format!("{name:?} (seed {}): {e}", fx.seed));
-                }
-            }
-        }
-    }
+    let (dir, default) =
+        fixtures::fixture_dir("ARENA_GENERALS_FIXTURES", "../../shared/fixtures/generals");
+    let least = if default { REFERENCE_GAMES } else { 1 };
+    let summary = fixtures::replay_all(&dir, least, replay);
     eprintln!(
-        "conformance: {} games, {turns} turns, {frames} frames checked, {} mismatching",
-        files.len(),
-        failures.len()
+        "conformance: {} games, {} turns, {} frames checked, {} mismatching",
+        summary.games,
+        summary.steps,
+        summary.frames,
+        summary.failures.len()
     );
-    assert!(
-        failures.is_empty(),
-        "{} of {} games differ:\n{}",
-        failures.len(),
-        files.len(),
-        failures.join("\n")
-    );
+    summary.assert_clean();
 }
