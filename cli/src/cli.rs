@@ -112,8 +112,9 @@ pub struct RunArgs {
     /// Print the standings as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Seconds a lease lives without a heartbeat.
-    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    /// Seconds a lease lives without a heartbeat (1 or more).
+    #[arg(long, default_value_t = 30, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub lease_ttl: u64,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
@@ -143,8 +144,9 @@ pub struct CoordinatorArgs {
         value_delimiter = ','
     )]
     pub admin_tokens: Vec<String>,
-    /// Seconds a lease lives without a heartbeat.
-    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    /// Seconds a lease lives without a heartbeat (1 or more).
+    #[arg(long, default_value_t = 30, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub lease_ttl: u64,
     /// Serve Prometheus metrics at http://ADDR/metrics.
     #[arg(long, value_name = "ADDR")]
@@ -401,6 +403,20 @@ mod tests {
         };
         assert!(!args.sandbox.no_sandbox);
         assert_eq!(args.sandbox.env_paths, vec![PathBuf::from("/opt/x")]);
+    }
+
+    #[test]
+    fn a_lease_ttl_of_zero_is_a_usage_error() {
+        for command in ["run", "coordinator"] {
+            let mut args = vec!["arena", command];
+            if command == "run" {
+                args.push("t.toml");
+            }
+            let zero = [args.clone(), vec!["--lease-ttl", "0"]].concat();
+            assert!(Cli::try_parse_from(&zero).is_err(), "{command}");
+            let one = [args, vec!["--lease-ttl", "1"]].concat();
+            assert!(Cli::try_parse_from(&one).is_ok(), "{command}");
+        }
     }
 
     #[test]

@@ -112,6 +112,20 @@ fn play_json_prints_the_documented_result_and_replays_verify() {
         assert_eq!(out.status.code(), Some(1), "{key} = {value}");
     }
 
+    // Larger than any replay: refused before it is read (a sparse file, so
+    // the test itself writes nothing).
+    let huge = dir.path().join("huge.json");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len((256 << 20) + 1)
+        .unwrap();
+    let out = verify(&huge);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("more than"),
+        "{out:?}"
+    );
+
     // Not a replay at all: an error, exit status 1.
     std::fs::write(&replay, b"{not json").unwrap();
     let garbage = verify(&replay);

@@ -68,6 +68,8 @@ pub enum EnvError {
     Empty(PathBuf),
     #[error("extra environment path {0} is not absolute")]
     Relative(PathBuf),
+    #[error("extra environment path {0} does not exist")]
+    Missing(PathBuf),
 }
 
 impl RuntimeEnv {
@@ -91,6 +93,11 @@ impl RuntimeEnv {
         for path in extra {
             if !path.is_absolute() {
                 return Err(EnvError::Relative(path.clone()));
+            }
+            // Bound read-only into every sandbox: a typo would only fail
+            // later, inside the first bot's confinement.
+            if !path.exists() {
+                return Err(EnvError::Missing(path.clone()));
             }
             if !self.paths.contains(path) {
                 self.paths.push(path.clone());
@@ -236,14 +243,19 @@ mod tests {
         let a = RuntimeEnv::host_default();
         let b = RuntimeEnv::host_default();
         assert_eq!(a.id(), b.id());
+        let toolchain = tempfile::tempdir().unwrap();
         let c = RuntimeEnv::host_default()
-            .with_extra_paths(&[PathBuf::from("/opt/toolchain")])
+            .with_extra_paths(&[toolchain.path().to_owned()])
             .unwrap();
         assert_ne!(a.id(), c.id());
-        assert!(
-            RuntimeEnv::host_default()
-                .with_extra_paths(&[PathBuf::from("relative")])
-                .is_err()
-        );
+        assert!(matches!(
+            RuntimeEnv::host_default().with_extra_paths(&[PathBuf::from("relative")]),
+            Err(EnvError::Relative(_))
+        ));
+        let missing = toolchain.path().join("not-there");
+        assert!(matches!(
+            RuntimeEnv::host_default().with_extra_paths(std::slice::from_ref(&missing)),
+            Err(EnvError::Missing(p)) if p == missing
+        ));
     }
 }

@@ -8,6 +8,11 @@ pub use arena_engine::replay::{
     VerifyError,
 };
 
+/// The largest replay file read. A 50,000-turn generals replay is a few
+/// MiB; the cap keeps `arena replay` from holding an arbitrary file (and its
+/// parse) in memory.
+pub const MAX_REPLAY_BYTES: u64 = 256 << 20;
+
 /// Reading, writing or parsing a replay file failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayFileError {
@@ -23,6 +28,8 @@ pub enum ReplayFileError {
     },
     #[error("{path} is not a valid replay")]
     Parse { path: String, source: ReplayError },
+    #[error("{path} is {bytes} bytes, more than the {MAX_REPLAY_BYTES} a replay may be")]
+    TooLarge { path: String, bytes: u64 },
 }
 
 /// Writes a replay document.
@@ -36,10 +43,34 @@ pub fn save(path: &Path, replay: &[u8]) -> Result<(), ReplayFileError> {
 /// Reads a replay of any registered game: the game comes from the file.
 pub fn load(path: &Path) -> Result<Box<dyn AnyReplay>, ReplayFileError> {
     let show = || path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| ReplayFileError::Read {
+    let read_error = |source| ReplayFileError::Read {
         path: show(),
         source,
-    })?;
+    };
+    let size = std::fs::metadata(path).map_err(read_error)?.len();
+    if size > MAX_REPLAY_BYTES {
+        return Err(ReplayFileError::TooLarge {
+            path: show(),
+            bytes: size,
+        });
+    }
+    let mut bytes = Vec::new();
+    // Read at most one byte past the cap: a file that grows meanwhile is
+    // still refused rather than read whole.
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(
+            std::fs::File::open(path).map_err(read_error)?,
+            MAX_REPLAY_BYTES + 1,
+        ),
+        &mut bytes,
+    )
+    .map_err(read_error)?;
+    if bytes.len() as u64 > MAX_REPLAY_BYTES {
+        return Err(ReplayFileError::TooLarge {
+            path: show(),
+            bytes: bytes.len() as u64,
+        });
+    }
     arena_engine::replay::open_any(&bytes).map_err(|source| ReplayFileError::Parse {
         path: show(),
         source,

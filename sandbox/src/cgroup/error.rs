@@ -31,7 +31,7 @@ pub enum CgroupError {
 
     // ---- detection ----
     /// `statfs(2)` on a would-be cgroup mount failed.
-    #[error("statfs {path}: {source}")]
+    #[error("statfs {path}")]
     Statfs {
         /// The path given to statfs.
         path: PathBuf,
@@ -51,7 +51,7 @@ pub enum CgroupError {
 
     // ---- parent group setup ----
     /// Creating the shared parent group (e.g. `arena`) failed.
-    #[error("create parent cgroup {path}: {source}")]
+    #[error("create parent cgroup {path}")]
     CreateParent {
         /// The directory being created.
         path: PathBuf,
@@ -60,7 +60,7 @@ pub enum CgroupError {
         source: io::Error,
     },
     /// Removing an empty parent group failed for a reason other than it being in use.
-    #[error("remove parent cgroup {path}: {source}")]
+    #[error("remove parent cgroup {path}")]
     RemoveParent {
         /// The directory being removed.
         path: PathBuf,
@@ -70,7 +70,7 @@ pub enum CgroupError {
     },
     /// Copying `cpuset.cpus`/`cpuset.mems` from the v1 root into the parent failed (without
     /// it every attach into a leaf fails with ENOSPC).
-    #[error("copy {file} into v1 cpuset parent {path}: {source}")]
+    #[error("copy {file} into v1 cpuset parent {path}")]
     CopyCpuset {
         /// The cpuset directory being filled.
         path: PathBuf,
@@ -81,7 +81,7 @@ pub enum CgroupError {
         source: io::Error,
     },
     /// Reading `cgroup.controllers` or `cgroup.subtree_control` of a v2 group failed.
-    #[error("read controller list {path}: {source}")]
+    #[error("read controller list {path}")]
     ReadControllers {
         /// The file being read.
         path: PathBuf,
@@ -91,7 +91,7 @@ pub enum CgroupError {
     },
     /// Writing `+controller` into a v2 `cgroup.subtree_control` failed (EBUSY there usually
     /// means the group still holds processes: the "no internal processes" rule).
-    #[error("enable controllers {request:?} in {path}: {source}")]
+    #[error("enable controllers {request:?} in {path}")]
     EnableControllers {
         /// The `cgroup.subtree_control` file.
         path: PathBuf,
@@ -124,7 +124,7 @@ pub enum CgroupError {
         path: PathBuf,
     },
     /// `mkdir` of a leaf directory failed.
-    #[error("create cgroup leaf {path}: {source}")]
+    #[error("create cgroup leaf {path}")]
     CreateLeaf {
         /// The directory being created.
         path: PathBuf,
@@ -133,7 +133,7 @@ pub enum CgroupError {
         source: io::Error,
     },
     /// Reading the current value of a limit (to order v1 memory writes) failed.
-    #[error("read current limit {path}: {source}")]
+    #[error("read current limit {path}")]
     ReadLimit {
         /// The control file.
         path: PathBuf,
@@ -142,7 +142,7 @@ pub enum CgroupError {
         source: io::Error,
     },
     /// Writing the memory hard limit failed.
-    #[error("set memory limit {bytes} in {path}: {source}")]
+    #[error("set memory limit {bytes} in {path}")]
     SetMemoryLimit {
         /// The leaf directory.
         path: PathBuf,
@@ -153,7 +153,7 @@ pub enum CgroupError {
         source: CgroupsRsError,
     },
     /// Writing the swap limit (v1 `memory.memsw.limit_in_bytes`, v2 `memory.swap.max`) failed.
-    #[error("set swap limit {value} in {path}: {source}")]
+    #[error("set swap limit {value} in {path}")]
     SetSwapLimit {
         /// The leaf directory.
         path: PathBuf,
@@ -164,7 +164,7 @@ pub enum CgroupError {
         source: CgroupsRsError,
     },
     /// Writing `pids.max` failed.
-    #[error("set pids.max {max} in {path}: {source}")]
+    #[error("set pids.max {max} in {path}")]
     SetPidsLimit {
         /// The leaf directory.
         path: PathBuf,
@@ -175,7 +175,7 @@ pub enum CgroupError {
         source: CgroupsRsError,
     },
     /// Writing `cpuset.cpus` failed (EINVAL: a CPU outside the parent's set).
-    #[error("set cpuset.cpus {cpus:?} in {path}: {source}")]
+    #[error("set cpuset.cpus {cpus:?} in {path}")]
     SetCpus {
         /// The leaf directory.
         path: PathBuf,
@@ -186,7 +186,7 @@ pub enum CgroupError {
         source: CgroupsRsError,
     },
     /// Copying `cpuset.mems` from the parent into a v1 leaf failed.
-    #[error("set cpuset.mems {mems:?} in {path}: {source}")]
+    #[error("set cpuset.mems {mems:?} in {path}")]
     SetMems {
         /// The leaf directory.
         path: PathBuf,
@@ -199,7 +199,7 @@ pub enum CgroupError {
 
     // ---- reading ----
     /// Opening a leaf's `cgroup.procs` for the child to join failed.
-    #[error("open {path} for joining: {source}")]
+    #[error("open {path} for joining")]
     OpenProcs {
         /// The `cgroup.procs` file.
         path: PathBuf,
@@ -208,7 +208,7 @@ pub enum CgroupError {
         source: io::Error,
     },
     /// Reading or parsing a leaf's `cgroup.procs` failed.
-    #[error("read pids from {path}: {source}")]
+    #[error("read pids from {path}")]
     ReadProcs {
         /// The `cgroup.procs` file.
         path: PathBuf,
@@ -217,7 +217,7 @@ pub enum CgroupError {
         source: io::Error,
     },
     /// Reading or parsing the OOM kill counter failed.
-    #[error("read oom_kill from {path}: {source}")]
+    #[error("read oom_kill from {path}")]
     ReadOomKills {
         /// `memory.oom_control` (v1) or `memory.events` (v2).
         path: PathBuf,
@@ -226,7 +226,7 @@ pub enum CgroupError {
         source: io::Error,
     },
     /// Reading or parsing the peak memory failed.
-    #[error("read peak memory from {path}: {source}")]
+    #[error("read peak memory from {path}")]
     ReadPeakMemory {
         /// `memory.max_usage_in_bytes` (v1) or `memory.peak` (v2).
         path: PathBuf,
@@ -235,7 +235,7 @@ pub enum CgroupError {
         source: io::Error,
     },
     /// Reading or parsing the consumed CPU time failed.
-    #[error("read cpu time from {path}: {source}")]
+    #[error("read cpu time from {path}")]
     ReadCpuTime {
         /// `cpuacct.usage` (v1) or `cpu.stat` (v2).
         path: PathBuf,
@@ -246,7 +246,7 @@ pub enum CgroupError {
 
     // ---- killing ----
     /// Writing `FROZEN` or reading `freezer.state` failed.
-    #[error("freeze {path}: {source}")]
+    #[error("freeze {path}")]
     Freeze {
         /// The freezer leaf directory.
         path: PathBuf,
@@ -255,7 +255,7 @@ pub enum CgroupError {
         source: CgroupsRsError,
     },
     /// Writing `THAWED` failed; processes may stay frozen (and unkillable) in the leaf.
-    #[error("thaw {path}: {source}")]
+    #[error("thaw {path}")]
     Thaw {
         /// The freezer leaf directory.
         path: PathBuf,
@@ -264,7 +264,7 @@ pub enum CgroupError {
         source: CgroupsRsError,
     },
     /// `kill(pid, SIGKILL)` failed with something other than ESRCH.
-    #[error("SIGKILL pid {pid} listed in {path}: {source}")]
+    #[error("SIGKILL pid {pid} listed in {path}")]
     Signal {
         /// The target process.
         pid: i32,
@@ -275,7 +275,7 @@ pub enum CgroupError {
         source: io::Error,
     },
     /// Writing `1` into a v2 leaf's `cgroup.kill` failed.
-    #[error("write cgroup.kill in {path}: {source}")]
+    #[error("write cgroup.kill in {path}")]
     WriteCgroupKill {
         /// The unified leaf directory.
         path: PathBuf,
@@ -284,7 +284,7 @@ pub enum CgroupError {
         source: CgroupsRsError,
     },
     /// Reading or parsing a v2 leaf's `cgroup.events` failed.
-    #[error("read cgroup.events in {path}: {source}")]
+    #[error("read cgroup.events in {path}")]
     ReadEvents {
         /// The `cgroup.events` file.
         path: PathBuf,
@@ -308,7 +308,7 @@ pub enum CgroupError {
 
     // ---- removal ----
     /// `rmdir` of a leaf directory kept failing (EBUSY past the retry bound, or another error).
-    #[error("remove cgroup leaf {path}: {source}")]
+    #[error("remove cgroup leaf {path}")]
     RemoveLeaf {
         /// The directory.
         path: PathBuf,
@@ -317,7 +317,7 @@ pub enum CgroupError {
         source: io::Error,
     },
     /// Listing the leaves under a parent group (for stale cleanup) failed.
-    #[error("list cgroup leaves in {path}: {source}")]
+    #[error("list cgroup leaves in {path}")]
     ListLeaves {
         /// The parent directory.
         path: PathBuf,
@@ -326,7 +326,7 @@ pub enum CgroupError {
         source: io::Error,
     },
     /// Reading this process's own `/proc/self/stat` start time failed.
-    #[error("read own start time from {path}: {source}")]
+    #[error("read own start time from {path}")]
     ReadStartTime {
         /// The stat file.
         path: PathBuf,
@@ -334,4 +334,23 @@ pub enum CgroupError {
         #[source]
         source: io::Error,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each cause is printed once: the message names the step and the path,
+    /// and the OS error comes only as the source, which error chains print.
+    #[test]
+    fn messages_leave_the_os_error_to_the_source() {
+        let err = CgroupError::Statfs {
+            path: PathBuf::from("/sys/fs/cgroup/x"),
+            source: io::Error::from_raw_os_error(libc::ENOENT),
+        };
+        let shown = err.to_string();
+        let cause = std::error::Error::source(&err).map(ToString::to_string);
+        assert_eq!(shown, "statfs /sys/fs/cgroup/x");
+        assert!(cause.is_some_and(|c| c.contains("No such file")));
+    }
 }
