@@ -696,3 +696,58 @@ fn classic_2v2_and_free_for_all_play_and_replay() {
         assert_eq!(verify(&replay).status.code(), Some(0), "{mode}");
     }
 }
+
+#[test]
+fn a_worker_says_why_it_cannot_reach_its_coordinator() {
+    // An address that can never work: an error at once.
+    let out = arena()
+        .args([
+            "worker",
+            "--coordinator",
+            "garbage",
+            "--token",
+            "t",
+            "--no-sandbox",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("invalid coordinator address \"garbage\""),
+        "{stderr}"
+    );
+
+    // A coordinator that is not there (yet): the worker says so and retries.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    drop(listener);
+    let mut child = arena()
+        .args(["worker", "--coordinator", &format!("http://{address}")])
+        .args(["--token", "t", "--no-sandbox"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    // Read on a thread, so a worker that never says it fails the test on
+    // the deadline instead of hanging it.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let line = std::io::BufRead::lines(std::io::BufReader::new(stderr))
+            .map_while(Result::ok)
+            .find(|line| line.contains("cannot reach the coordinator"));
+        let _ = tx.send(line);
+    });
+    let said = rx.recv_timeout(std::time::Duration::from_secs(30));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let said = said
+        .ok()
+        .flatten()
+        .expect("the worker says it cannot reach the coordinator");
+    assert!(
+        said.contains(&address.to_string()) && said.contains("retrying"),
+        "{said}"
+    );
+}

@@ -66,7 +66,7 @@ pub struct WorkerOptions {
 
 #[derive(Debug, thiserror::Error)]
 pub enum DaemonError {
-    #[error("invalid coordinator address {0:?}")]
+    #[error("invalid coordinator address {0:?} (expected http://HOST:PORT or https://HOST:PORT)")]
     Address(String),
     #[error("invalid token")]
     Token,
@@ -122,6 +122,11 @@ async fn connect(
     options: &WorkerOptions,
     shutdown: &CancellationToken,
 ) -> Result<Client, DaemonError> {
+    // An address that can never work is an error now, not a silent retry loop.
+    if !(options.coordinator.starts_with("http://") || options.coordinator.starts_with("https://"))
+    {
+        return Err(DaemonError::Address(options.coordinator.clone()));
+    }
     let mut endpoint = Endpoint::from_shared(options.coordinator.clone())
         .map_err(|_| DaemonError::Address(options.coordinator.clone()))?
         .connect_timeout(Duration::from_secs(2));
@@ -137,10 +142,26 @@ async fn connect(
     }
     let bearer = Bearer::new(&options.token).map_err(|_| DaemonError::Token)?;
     let mut pause = Duration::from_millis(50);
+    let mut failures: u32 = 0;
     loop {
         match endpoint.connect().await {
-            Ok(channel) => return Ok(WorkerClient::with_interceptor(channel, bearer)),
+            Ok(channel) => {
+                if failures > 0 {
+                    eprintln!("arena worker: connected to {}", options.coordinator);
+                }
+                return Ok(WorkerClient::with_interceptor(channel, bearer));
+            }
             Err(source) => {
+                // Said on the first failure and then every 16th, so an
+                // operator sees why the worker waits without a flood.
+                if failures.is_multiple_of(16) {
+                    eprintln!(
+                        "arena worker: cannot reach the coordinator at {} ({}); retrying",
+                        options.coordinator,
+                        DisplayChain(&source)
+                    );
+                }
+                failures = failures.saturating_add(1);
                 if shutdown.is_cancelled() {
                     return Err(DaemonError::Connect {
                         address: options.coordinator.clone(),
