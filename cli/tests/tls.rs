@@ -40,6 +40,8 @@ fn tls_is_configurable_and_checked() {
         .expect("listening on ADDR")
         .to_owned();
 
+    // `arena tournament status` against `url`, trusting `ca` if given:
+    // its exit code and stderr.
     let status = |url: &str, ca: Option<&std::path::Path>| {
         let mut command = arena();
         command.args(["tournament", "--coordinator", url, "--token", "a"]);
@@ -47,20 +49,50 @@ fn tls_is_configurable_and_checked() {
             command.arg("--tls-ca").arg(ca);
         }
         let out = command.args(["status", "t-none"]).output().unwrap();
-        String::from_utf8_lossy(&out.stderr).into_owned()
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
+    let https = format!("https://localhost:{port}");
 
     // Trusting the certificate: the call reaches the service, which answers.
-    let trusted = status(&format!("https://localhost:{port}"), Some(&cert));
+    let (code, trusted) = status(&https, Some(&cert));
+    assert_eq!(code, Some(1), "{trusted}");
     assert!(trusted.contains("no tournament"), "{trusted}");
 
-    // Not trusting it: no connection at all.
-    let untrusted = status(&format!("https://localhost:{port}"), None);
-    assert!(!untrusted.contains("no tournament"), "{untrusted}");
-    assert!(!untrusted.is_empty());
+    // Trusting another CA: the handshake fails on the server's certificate,
+    // before any call is made.
+    let other = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    let other_ca = dir.path().join("other-ca.pem");
+    std::fs::write(&other_ca, other.cert.pem()).unwrap();
+    let (code, untrusted) = status(&https, Some(&other_ca));
+    assert_eq!(code, Some(1), "{untrusted}");
+    assert!(
+        untrusted.contains(&format!("connecting to {https}")),
+        "{untrusted}"
+    );
+    assert!(
+        untrusted.contains("invalid peer certificate"),
+        "{untrusted}"
+    );
 
-    // Plain HTTP/2 to a TLS server fails too.
-    let plain = status(&format!("http://localhost:{port}"), None);
+    // No CA given for an https:// URL: the client does not connect at all.
+    let (code, no_ca) = status(&https, None);
+    assert_eq!(code, Some(1), "{no_ca}");
+    assert!(no_ca.contains(&format!("connecting to {https}")), "{no_ca}");
+    assert!(no_ca.contains("transport error"), "{no_ca}");
+    assert!(!no_ca.contains("no tournament"), "{no_ca}");
+
+    // Plain HTTP/2 to a TLS server: TCP connects, but the server expects a
+    // TLS record and drops the connection, so the call itself fails at the
+    // transport (how it is seen varies from run to run: an HTTP/2 frame
+    // error, a broken pipe or a closed connection) and the service never
+    // answers.
+    let (code, plain) = status(&format!("http://localhost:{port}"), None);
+    assert_eq!(code, Some(1), "{plain}");
+    assert!(plain.contains("reading the status"), "{plain}");
+    assert!(plain.contains("transport error"), "{plain}");
     assert!(!plain.contains("no tournament"), "{plain}");
 
     // A certificate without its key is a usage error, caught before binding.

@@ -25,7 +25,10 @@ impl From<CoordinatorError> for Status {
     fn from(error: CoordinatorError) -> Status {
         let message = chain(&error);
         match error {
-            CoordinatorError::UnknownTournament(_) => Status::not_found(message),
+            CoordinatorError::UnknownTournament(_) | CoordinatorError::UnknownMatch(_) => {
+                Status::not_found(message)
+            }
+            CoordinatorError::Cancelled(_) => Status::failed_precondition(message),
             CoordinatorError::UnknownSubmission(_)
             | CoordinatorError::DuplicateSubmission(_)
             | CoordinatorError::Invalid(_)

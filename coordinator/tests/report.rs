@@ -262,6 +262,18 @@ async fn results_that_do_not_fit_the_match_are_refused() {
         );
     }
 
+    // A match id that was never scheduled names no match: NOT_FOUND, not
+    // an "accepted" or "stale lease" answer.
+    let mut unknown = good.clone();
+    unknown.match_id = format!("{}:9:9", leased.tournament_id);
+    let status = worker.report_result(authed(unknown)).await.unwrap_err();
+    assert_eq!(status.code(), Code::NotFound, "{status:?}");
+    assert!(
+        status.message().contains("no match"),
+        "{}",
+        status.message()
+    );
+
     // Nothing was recorded: the lease is still current and takes the
     // faithful result, forfeit and all.
     let mut faithful = good.clone();

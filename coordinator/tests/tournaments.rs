@@ -238,6 +238,16 @@ async fn creation_resolves_and_checks_against_the_game() {
     );
     let spec = coordinator.store().tournament(&id).await.unwrap().unwrap();
     assert_eq!(spec.limits, new.limits);
+    // Once cancelled, the same definition is refused rather than "found".
+    coordinator.cancel(&id).await.unwrap();
+    let err = coordinator
+        .create_tournament(new.clone())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("was cancelled"), "{err}");
+    let mut renamed = new.clone();
+    renamed.name.push_str(" (again)");
+    assert_ne!(coordinator.create_tournament(renamed).await.unwrap(), id);
     assert_eq!(spec.rules, Rules::default());
 
     let mut seats = new.clone();

@@ -125,6 +125,13 @@ pub enum CoordinatorError {
     Standings(#[from] StandingsError),
     #[error("no tournament {0:?}")]
     UnknownTournament(String),
+    #[error("no match {0:?}")]
+    UnknownMatch(String),
+    #[error(
+        "tournament {0} was cancelled; its results stay, and a tournament with the same \
+         definition cannot be created again (change its name to run it anew)"
+    )]
+    Cancelled(String),
     #[error("submission {0} was never uploaded")]
     UnknownSubmission(String),
     #[error("the same submission is entered twice ({0}); enter each bot once")]
@@ -264,7 +271,14 @@ impl Coordinator {
             teams: new.teams.unwrap_or_default(),
         };
         match self.store.create_tournament(spec).await {
-            Ok(()) | Err(StoreError::AlreadyExists(_)) => {}
+            Ok(()) => {}
+            // The same definition again is the same tournament, unless it
+            // was cancelled: then creating it is refused, not a silent no-op.
+            Err(StoreError::AlreadyExists(_)) => {
+                if self.spec(&id).await?.cancelled {
+                    return Err(CoordinatorError::Cancelled(id));
+                }
+            }
             Err(e) => return Err(e.into()),
         }
         self.advance(&id).await?;
@@ -502,7 +516,9 @@ impl Coordinator {
                 // win, not a draw of its two seats.
                 sides.collapse(&record).map_err(ResultError::from)?
             }
-            None => record.clone(),
+            // Every scheduled match has its pairing stored: a report for
+            // any other id names no match at all.
+            None => return Err(CoordinatorError::UnknownMatch(record.match_id)),
         };
         let match_id = record.match_id.clone();
         let outcome = self
