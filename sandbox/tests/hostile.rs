@@ -408,12 +408,19 @@ fn run(sandbox: &Sandbox, cmd: &SandboxCommand, stdin: &[u8], timeout: Duration)
 
 /// Processes on the host (any of real, effective, saved, fs uid) with `uid`,
 /// as "pid name".
+///
+/// Panics when `/proc` cannot be scanned, or when the scan does not see this
+/// test's own process: an empty answer must mean "none left", never "could
+/// not look".
 fn host_processes_of(uid: u32) -> Vec<String> {
+    let own_pid = std::process::id().to_string();
+    let mut seen_self = false;
     let mut found = Vec::new();
-    let Ok(entries) = fs::read_dir("/proc") else {
-        return found;
-    };
-    for entry in entries.flatten() {
+    let entries = fs::read_dir("/proc")
+        .unwrap_or_else(|e| panic!("cannot list /proc to find processes of uid {uid}: {e}"));
+    for entry in entries {
+        let entry =
+            entry.unwrap_or_else(|e| panic!("cannot read /proc while looking for uid {uid}: {e}"));
         let name = entry.file_name();
         let Some(pid) = name
             .to_str()
@@ -421,9 +428,11 @@ fn host_processes_of(uid: u32) -> Vec<String> {
         else {
             continue;
         };
+        // A process may exit between the listing and this read.
         let Ok(status) = fs::read_to_string(entry.path().join("status")) else {
             continue;
         };
+        seen_self |= pid == own_pid;
         let field = |key: &str| {
             status
                 .lines()
@@ -441,6 +450,11 @@ fn host_processes_of(uid: u32) -> Vec<String> {
             ));
         }
     }
+    assert!(
+        seen_self,
+        "the /proc scan for uid {uid} did not see this test's own process {own_pid}, \
+         so it cannot show that none is left"
+    );
     found
 }
 
