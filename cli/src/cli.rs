@@ -374,7 +374,7 @@ mod tests {
         assert_eq!(args.replay, Some(PathBuf::from("r.json")));
         assert_eq!(args.bots, ["a", "b"]);
         assert_eq!(args.move_ms, None);
-        assert_eq!(args.game, "generals");
+        assert_eq!(args.game, arena_engine::registry::DEFAULT_GAME);
     }
 
     #[test]
@@ -448,7 +448,7 @@ mod tests {
             panic!("expected play");
         };
         assert_eq!(args.bots.len(), 4);
-        assert_eq!(args.game, "generals-ffa");
+        assert_eq!(args.game, arena_engine::generals_ffa::ENTRY.name);
         assert_eq!(args.rules, "blitz=true");
     }
 

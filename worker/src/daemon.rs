@@ -706,6 +706,9 @@ mod tests {
     use super::*;
     use arena_proto::v1::Seat;
 
+    const GENERALS: &str = arena_engine::generals::ENTRY.name;
+    const FFA: &str = arena_engine::generals_ffa::ENTRY.name;
+
     #[test]
     fn a_match_holds_one_core_per_bot_and_shares_only_beyond_the_machine() {
         assert_eq!(
@@ -746,34 +749,31 @@ mod tests {
     #[test]
     fn leases_set_up_through_the_registry_with_the_games_defaults() {
         let two = [("aa", ""), ("bb", "")];
-        let (game, config) = setup_match(&leased("generals", &two)).unwrap();
+        let (game, config) = setup_match(&leased(GENERALS, &two)).unwrap();
         assert_eq!(game.seats(), 2);
         let defaults = arena_engine::generals::ENTRY.limits;
         assert_eq!(config.fault_limit, defaults.fault_limit);
         assert_eq!(config.per_move.as_millis(), u128::from(defaults.move_ms));
 
         let four = [("aa", ""), ("", "sprawl"), ("bb", ""), ("", "crown")];
-        let mut lease = leased("generals-ffa", &four);
+        let mut lease = leased(FFA, &four);
         lease.move_ms = 1234;
         lease.rules_json = r#"{"blitz": true}"#.to_owned();
         let (game, config) = setup_match(&lease).unwrap();
-        assert_eq!(game.name(), "generals-ffa");
+        assert_eq!(game.name(), FFA);
         assert_eq!(config.per_move.as_millis(), 1234);
 
         for (lease, needle) in [
             (leased("chess", &two), "chess"),
-            (leased("generals", &four), "seats"),
+            (leased(GENERALS, &four), "seats"),
             (
-                leased(
-                    "generals-ffa",
-                    &[("aa", ""), ("", "nope"), ("bb", ""), ("cc", "")],
-                ),
+                leased(FFA, &[("aa", ""), ("", "nope"), ("bb", ""), ("cc", "")]),
                 "nope",
             ),
             (
                 LeasedMatch {
                     rules_json: "[1]".to_owned(),
-                    ..leased("generals-ffa", &four)
+                    ..leased(FFA, &four)
                 },
                 "JSON",
             ),
