@@ -37,8 +37,8 @@ async fn heartbeats_come_at_least_twice_per_lease_ttl() {
 
 /// A healthy worker keeps its lease on a match that runs far longer than
 /// the lease TTL: its heartbeats extend the lease, so the match is never
-/// requeued (it stays `leased`, attempt 1, its two bots the same processes
-/// throughout) and finishes on its first attempt.
+/// requeued (it stays `leased` at attempt 1 throughout) and finishes on its
+/// first attempt.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_heartbeating_worker_keeps_its_lease_past_the_ttl() {
     const TTL_S: u64 = 2;
@@ -61,8 +61,6 @@ async fn a_heartbeating_worker_keeps_its_lease_past_the_ttl() {
 
     let held = wait_in_flight(&mut admin, &id, &worker).await;
     assert_eq!(held.attempt, 1, "{held:#?}");
-    let mut bots = worker.bot_processes();
-    bots.sort_unstable();
 
     // Check the match over the whole hold, not just at its end: a lease
     // that lapsed and was re-leased would show as `queued` in between, or
@@ -79,9 +77,6 @@ async fn a_heartbeating_worker_keeps_its_lease_past_the_ttl() {
             "after {at:?} of a {TTL_S} s lease: {m:#?}"
         );
         assert_eq!(m.attempt, 1, "after {at:?} of a {TTL_S} s lease: {m:#?}");
-        let mut now = worker.bot_processes();
-        now.sort_unstable();
-        assert_eq!(now, bots, "after {at:?}: the match's bots changed");
         checks += 1;
         tokio::time::sleep(POLL).await;
     }
