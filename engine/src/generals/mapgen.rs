@@ -416,6 +416,20 @@ fn visit(
     }
 }
 
+/// `mountains` mountains on a `height` × `width` board, every other cell a
+/// plain and all plains connected (steps 3 and 4 of [`generate`]); the
+/// classic generator draws its layouts with it too.
+pub(crate) fn scatter_connected(
+    rng: &mut SplitMix64,
+    height: usize,
+    width: usize,
+    mountains: usize,
+) -> Vec<Kind> {
+    let grid = Grid { height, width };
+    let mut bfs = Bfs::new(grid.cells());
+    scatter(rng, grid, mountains, &mut bfs)
+}
+
 /// Steps 3 and 4: exactly `mountains` mountains, all plains connected.
 fn scatter(rng: &mut SplitMix64, grid: Grid, mountains: usize, bfs: &mut Bfs) -> Vec<Kind> {
     let cells = grid.cells();

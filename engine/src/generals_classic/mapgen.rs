@@ -113,7 +113,7 @@ use std::ops::RangeInclusive;
 use serde::{Deserialize, Serialize};
 
 use crate::generals::Kind;
-use crate::generals::mapgen::{UNREACHABLE, bfs_distances};
+use crate::generals::mapgen::{bfs_distances, scatter_connected};
 use crate::rng::SplitMix64;
 
 /// The sides [`MapOptions::check`] accepts.
@@ -314,7 +314,8 @@ pub fn generate_with_report(seed: u64, options: &MapOptions) -> (ClassicMap, Map
     let mut kind = Vec::new();
     let mut generals = None;
     while generals.is_none() && report.layouts < LAYOUT_ATTEMPTS {
-        kind = scatter(&mut rng, grid, mountains);
+        // Steps 2 and 3, shared with the competition's generator.
+        kind = scatter_connected(&mut rng, grid.height, grid.width, mountains);
         report.layouts += 1;
         generals = (0..PLACEMENT_ATTEMPTS)
             .find_map(|_| place_generals(&mut rng, grid, &kind, options.players, target));
@@ -403,82 +404,6 @@ impl Grid {
         let left = (col > 0).then(|| cell - 1);
         let right = (col + 1 < self.width).then(|| cell + 1);
         [up, down, left, right].into_iter().flatten()
-    }
-}
-
-/// Steps 2 and 3: exactly `mountains` mountains, all plains connected.
-fn scatter(rng: &mut SplitMix64, grid: Grid, mountains: usize) -> Vec<Kind> {
-    let cells = grid.cells();
-    let mut order: Vec<usize> = (0..cells).collect();
-    // Partial Fisher–Yates: the first `mountains` entries are a uniform sample.
-    for i in 0..mountains {
-        let j = i + rng.below((cells - i) as u64) as usize;
-        order.swap(i, j);
-    }
-    let mut kind = vec![Kind::Plain; cells];
-    for &cell in &order[..mountains] {
-        kind[cell] = Kind::Mountain;
-    }
-    connect(rng, grid, &mut kind);
-    kind
-}
-
-/// Step 3: fills every passable component but the largest (the first in
-/// index order on a tie), then gives as many mountains back from the border
-/// of the remaining one.
-fn connect(rng: &mut SplitMix64, grid: Grid, kind: &mut [Kind]) {
-    let cells = grid.cells();
-    let mut component = vec![usize::MAX; cells];
-    let mut best: Option<(usize, usize)> = None; // (size, label)
-    for start in 0..cells {
-        if kind[start] == Kind::Mountain || component[start] != usize::MAX {
-            continue;
-        }
-        let dist = grid.distances(kind, start);
-        let mut size = 0;
-        for (cell, &d) in dist.iter().enumerate() {
-            if d != UNREACHABLE {
-                component[cell] = start;
-                size += 1;
-            }
-        }
-        if best.is_none_or(|(s, _)| size > s) {
-            best = Some((size, start));
-        }
-    }
-    let Some((_, keep)) = best else { return };
-    let mut filled = 0;
-    for (k, &label) in kind.iter_mut().zip(&component) {
-        if *k != Kind::Mountain && label != keep {
-            *k = Kind::Mountain;
-            filled += 1;
-        }
-    }
-    // Every plain is now in the one component, so a mountain next to a plain
-    // borders it, and turning it into a plain keeps the plains connected.
-    // With `filled` > 0 some mountain exists, and on a connected grid with a
-    // plain left one borders the component, so the frontier is not empty.
-    let mut in_frontier = vec![false; cells];
-    let mut frontier = Vec::new();
-    for cell in 0..cells {
-        if kind[cell] == Kind::Mountain && grid.neighbours(cell).any(|n| kind[n] != Kind::Mountain)
-        {
-            in_frontier[cell] = true;
-            frontier.push(cell);
-        }
-    }
-    for _ in 0..filled {
-        if frontier.is_empty() {
-            break;
-        }
-        let pick = frontier.swap_remove(rng.below(frontier.len() as u64) as usize);
-        kind[pick] = Kind::Plain;
-        for n in grid.neighbours(pick) {
-            if kind[n] == Kind::Mountain && !in_frontier[n] {
-                in_frontier[n] = true;
-                frontier.push(n);
-            }
-        }
     }
 }
 
