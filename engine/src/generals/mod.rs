@@ -30,6 +30,16 @@ use crate::game::{Game, Malformed, Outcome, Seat};
 use crate::registry::{self, FrameFormat, GameEntry, Limits, RuntimeKind};
 use crate::session::Session;
 
+/// The competition's runner limits: 10 s for the first reply (bots may warm
+/// up), 150 ms for every later one, 50 faults, replies up to 4 KiB. The
+/// classic ruleset plays under the same.
+pub const LIMITS: Limits = Limits {
+    first_move_ms: 10_000,
+    move_ms: 150,
+    fault_limit: 50,
+    reply_cap: 4096,
+};
+
 /// The registry entry: two seats, the competition's limits, no options (the
 /// competition's parameters are fixed).
 pub static ENTRY: GameEntry = GameEntry {
@@ -38,12 +48,7 @@ pub static ENTRY: GameEntry = GameEntry {
     seats: &[2],
     teams: &[],
     options: &[],
-    limits: Limits {
-        first_move_ms: 10_000,
-        move_ms: 150,
-        fault_limit: 50,
-        reply_cap: 4096,
-    },
+    limits: LIMITS,
     frames: FrameFormat::Text,
     runtimes: &[RuntimeKind::Process],
     baselines: &[],

@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::{Game, Malformed, Outcome, Seat};
 use crate::generals::{self, Action, Generals, Ruleset, state::MAX_TURNS_LIMIT};
 use crate::registry::{
-    self, FrameFormat, GameEntry, Limits, OptionKind, OptionSpec, RuntimeKind, TeamLayout,
+    self, FrameFormat, GameEntry, OptionKind, OptionSpec, RuntimeKind, TeamLayout,
 };
 use crate::replay::{AnyReplay, ReplayError};
 use crate::session::{Match, Session};
@@ -207,12 +207,8 @@ pub static ENTRY: GameEntry = GameEntry {
         teams: &[&[0, 2], &[1, 3]],
     }],
     options: OPTIONS,
-    limits: Limits {
-        first_move_ms: 10_000,
-        move_ms: 150,
-        fault_limit: 50,
-        reply_cap: 4096,
-    },
+    // The competition's deadlines and fault budget: the same protocol.
+    limits: generals::LIMITS,
     frames: FrameFormat::Text,
     runtimes: &[RuntimeKind::Process],
     baselines: &[],
