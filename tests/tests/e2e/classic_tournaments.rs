@@ -9,12 +9,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use arena_engine::placement_points;
-use arena_proto::v1::MatchSummary;
 
-use crate::support::arena::{self, Coordinator, Worker, workspace};
-use crate::support::redis::RedisServer;
-use crate::support::tournament::{TOURNAMENT, matches};
-use crate::support::wait::poll_until;
+use crate::support::arena::workspace;
+use crate::support::tournament::{Played, play_on_two_workers};
 
 /// Entrant `name` under `root`: the starter or the random test bot, with a
 /// file of its own so that every entrant is a distinct submission.
@@ -48,47 +45,6 @@ fn write_file(root: &Path, head: &str, names: &[&str]) -> String {
     path.display().to_string()
 }
 
-/// Plays the tournament in `file` on two sandboxed workers; returns its
-/// matches and standings rows.
-async fn play(tag: &str, file: &str, total: usize) -> (Vec<MatchSummary>, Vec<serde_json::Value>) {
-    let redis = RedisServer::start();
-    let coordinator = Coordinator::start(&redis, "127.0.0.1:0", 30);
-    let url = coordinator.url();
-    let mut workers = [
-        Worker::start(&format!("{tag}-a"), &url, true),
-        Worker::start(&format!("{tag}-b"), &url, true),
-    ];
-    let id = arena::tournament(&url, &["create", file]).trim().to_owned();
-    assert!(id.starts_with("t-"), "create printed {id:?}");
-    let status = poll_until("the tournament to finish", TOURNAMENT, async || {
-        let line = arena::tournament(&url, &["status", &id]);
-        line.contains(", finished").then_some(line)
-    })
-    .await;
-    assert!(
-        status.contains(&format!("{total}/{total} matches done")),
-        "{status}"
-    );
-    let mut admin = arena::admin(&url, Some(arena::ADMIN_TOKEN)).await;
-    let all = matches(&mut admin, &id).await;
-    let json = arena::tournament(&url, &["standings", &id, "--json"]);
-    let standings: serde_json::Value = serde_json::from_str(&json).expect("standings JSON");
-    let rows = standings["rows"].as_array().expect("rows").clone();
-    let summaries = workers.each_mut().map(|w| w.drain());
-    let accepted: u64 = summaries.iter().map(|s| s.accepted).sum();
-    assert_eq!(accepted, total as u64, "{summaries:?}");
-    for summary in &summaries {
-        assert_eq!(summary.failed, 0, "{summaries:?}");
-    }
-    let mut ids = std::collections::BTreeSet::new();
-    for m in &all {
-        assert!(ids.insert(m.match_id.clone()), "recorded twice: {m:#?}");
-        assert_eq!(m.state, "done", "{m:#?}");
-    }
-    assert_eq!(all.len(), total);
-    (all, rows)
-}
-
 fn row<'a>(rows: &'a [serde_json::Value], entrant: &str) -> &'a serde_json::Value {
     rows.iter()
         .find(|r| r["entrant"] == entrant)
@@ -114,7 +70,9 @@ async fn a_2v2_round_robin_of_team_entrants() {
         &names,
     );
     // Three sides: every pair meets twice, sides swapped.
-    let (all, rows) = play("2v2", &file, 6).await;
+    let Played {
+        matches: all, rows, ..
+    } = play_on_two_workers("2v2", &file, 6).await;
     assert_eq!(rows.len(), names.len());
 
     // By hand: a match is won, drawn or lost by a side; teammates share a
@@ -190,7 +148,9 @@ async fn a_six_player_free_for_all_swiss() {
         &names,
     );
     // Seven entrants in groups of six: one match and one bye a round.
-    let (all, rows) = play("ffa6", &file, ROUNDS).await;
+    let Played {
+        matches: all, rows, ..
+    } = play_on_two_workers("ffa6", &file, ROUNDS).await;
     assert_eq!(rows.len(), names.len());
     let mut points: BTreeMap<&str, f64> = BTreeMap::new();
     let mut games: BTreeMap<&str, u64> = BTreeMap::new();

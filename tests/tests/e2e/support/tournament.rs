@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use arena_proto::v1::{MatchSummary, MatchesRequest, StatusRequest, StatusResponse};
 
-use super::arena::{Admin, Worker};
+use super::arena::{self, Admin, Coordinator, Summary, Worker};
+use super::redis::RedisServer;
 use super::wait::poll_until;
 
 /// How long a whole tournament may take here (2 cores, debug build, tests
@@ -99,5 +100,61 @@ pub fn assert_all_done_once(matches: &[MatchSummary], expected: usize) {
         assert_eq!(m.ranks.len(), 2, "one result, a rank per seat: {m:#?}");
         assert!(!m.reason.is_empty(), "{m:#?}");
         assert!(m.attempt >= 1, "{m:#?}");
+    }
+}
+
+/// What [`play_on_two_workers`] saw: every match, the standings rows and
+/// each worker's summary.
+pub struct Played {
+    pub matches: Vec<MatchSummary>,
+    pub rows: Vec<serde_json::Value>,
+    pub summaries: [Summary; 2],
+}
+
+/// Plays the tournament in `file` on a fresh Redis, coordinator and two
+/// sandboxed workers (`<tag>-a`, `<tag>-b`) until `arena tournament status`
+/// says all `total` matches are done, then drains the workers. Checks that
+/// every match was recorded once, is done, and was accepted once.
+pub async fn play_on_two_workers(tag: &str, file: &str, total: usize) -> Played {
+    let redis = RedisServer::start();
+    let coordinator = Coordinator::start(&redis, "127.0.0.1:0", 30);
+    let url = coordinator.url();
+    let mut workers = [
+        Worker::start(&format!("{tag}-a"), &url, true),
+        Worker::start(&format!("{tag}-b"), &url, true),
+    ];
+    let created = arena::tournament(&url, &["create", file]);
+    let id = created.trim().to_owned();
+    assert!(id.starts_with("t-"), "create printed {created:?}");
+    let status = poll_until("the tournament to finish", TOURNAMENT, async || {
+        let line = arena::tournament(&url, &["status", &id]);
+        line.contains(", finished").then_some(line)
+    })
+    .await;
+    assert!(
+        status.contains(&format!("{total}/{total} matches done")),
+        "{status}"
+    );
+    let mut admin = arena::admin(&url, Some(arena::ADMIN_TOKEN)).await;
+    let all = matches(&mut admin, &id).await;
+    assert_eq!(all.len(), total, "{all:#?}");
+    let mut ids = BTreeSet::new();
+    for m in &all {
+        assert!(ids.insert(m.match_id.clone()), "recorded twice: {m:#?}");
+        assert_eq!(m.state, "done", "{m:#?}");
+    }
+    let json = arena::tournament(&url, &["standings", &id, "--json"]);
+    let standings: serde_json::Value = serde_json::from_str(&json).expect("standings JSON");
+    let rows = standings["rows"].as_array().expect("rows").clone();
+    let summaries = workers.each_mut().map(|w| w.drain());
+    let accepted: u64 = summaries.iter().map(|s| s.accepted).sum();
+    assert_eq!(accepted, total as u64, "{summaries:?}");
+    for summary in &summaries {
+        assert_eq!(summary.failed, 0, "{summaries:?}");
+    }
+    Played {
+        matches: all,
+        rows,
+        summaries,
     }
 }
