@@ -5,30 +5,29 @@
 //! placements.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use arena_engine::placement_points;
 
 use crate::support::arena::workspace;
+use crate::support::bots::write_bot;
 use crate::support::tournament::{Played, play_on_two_workers};
 
 /// Entrant `name` under `root`: the starter or the random test bot, with a
 /// file of its own so that every entrant is a distinct submission.
 fn write_entrant(root: &Path, name: &str, starter: bool) {
-    let dir = root.join(name);
-    std::fs::create_dir_all(&dir).expect("bot dir");
     let source = if starter {
         "bots/starter-python/bot.py"
     } else {
         "bots/test/random/bot.py"
     };
     let code = std::fs::read(workspace().join(source)).expect("bot source");
-    std::fs::write(dir.join("bot.py"), code).expect("bot.py");
-    std::fs::write(dir.join("name.txt"), name).expect("name.txt");
-    let run = dir.join("run.sh");
-    std::fs::write(&run, "#!/bin/sh\nexec python3 -B -u bot.py\n").expect("run.sh");
-    std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    write_bot(
+        root,
+        name,
+        "#!/bin/sh\nexec python3 -B -u bot.py\n",
+        &[("bot.py", &code)],
+    );
 }
 
 /// Writes the tournament file and returns its path.

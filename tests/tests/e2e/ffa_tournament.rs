@@ -5,29 +5,14 @@
 //! standings are recomputed here from the recorded placements, row by row.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
 
 use arena_engine::placement_points;
 
 use crate::support::arena::workspace;
+use crate::support::bots::write_bot;
 use crate::support::tournament::play_on_two_workers;
 
 const ROUNDS: usize = 3;
-
-/// A bot directory `name` under `root` with `run.sh` and the files given.
-fn write_bot(root: &Path, name: &str, run: &str, files: &[(&str, &[u8])]) {
-    let dir = root.join(name);
-    std::fs::create_dir_all(&dir).expect("bot dir");
-    for (file, content) in files {
-        std::fs::write(dir.join(file), content).expect("bot file");
-    }
-    // Distinct content, so every entrant is a submission of its own.
-    std::fs::write(dir.join("name.txt"), name).expect("name.txt");
-    let path = dir.join("run.sh");
-    std::fs::write(&path, run).expect("run.sh");
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ffa_swiss_with_baseline_fill_on_two_workers() {

@@ -232,3 +232,17 @@ impl Fixture {
         self.file.to_str().expect("a UTF-8 temp path")
     }
 }
+
+/// A bot directory `name` under `root` with `run.sh` and the files given.
+pub fn write_bot(root: &Path, name: &str, run: &str, files: &[(&str, &[u8])]) {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).expect("bot dir");
+    for (file, content) in files {
+        std::fs::write(dir.join(file), content).expect("bot file");
+    }
+    // Distinct content, so every entrant is a submission of its own.
+    std::fs::write(dir.join("name.txt"), name).expect("name.txt");
+    let path = dir.join("run.sh");
+    std::fs::write(&path, run).expect("run.sh");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
