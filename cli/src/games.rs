@@ -73,7 +73,7 @@ fn write_text(out: &mut impl Write, game: &GameEntry) -> std::io::Result<()> {
         list(
             game.baselines
                 .iter()
-                .map(|b| format!("baseline:{b}"))
+                .map(|b| format!("{}{b}", registry::BASELINE_PREFIX))
                 .collect()
         )
     )?;

@@ -94,7 +94,7 @@ pub struct MatchRecord {
 /// Baseline seats fill groups the field cannot fill, are leased with an empty
 /// submission and the baseline's name, and score for no one (see
 /// [`standings`](crate::standings)).
-pub const BASELINE_PREFIX: &str = "baseline:";
+pub use arena_engine::registry::BASELINE_PREFIX;
 
 /// The entrant id of the baseline `name` (`baseline:NAME`).
 pub fn baseline_id(name: &str) -> EntrantId {

@@ -74,8 +74,7 @@ pub enum SeatSpec {
     Baseline(String),
 }
 
-/// How a command line or a tournament names a baseline seat.
-pub const BASELINE_PREFIX: &str = "baseline:";
+pub use arena_engine::registry::BASELINE_PREFIX;
 
 impl SeatSpec {
     /// `baseline:NAME`, or else a bot directory.

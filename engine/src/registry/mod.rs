@@ -173,6 +173,11 @@ pub fn find(name: &str) -> Result<&'static GameEntry, SetupError> {
         })
 }
 
+/// How a seat played by a game's in-engine baseline is written wherever a
+/// bot could be named: `baseline:NAME` on the command line, among a
+/// pairing's entrant ids, in results.
+pub const BASELINE_PREFIX: &str = "baseline:";
+
 /// The game a tournament or a command line means when it names none.
 pub const DEFAULT_GAME: &str = "generals";
 
