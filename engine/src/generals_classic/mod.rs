@@ -27,12 +27,14 @@ pub mod multi_rules;
 #[cfg(test)]
 mod multi_tests;
 pub mod setup;
+pub mod start;
 #[cfg(test)]
 mod tests;
 
 pub use multi::{GeneralsClassicMulti, Mode, MultiState, MultiStateError, SeatState};
 pub use multi_game::random_legal_action;
 pub use setup::SetupError;
+pub use start::StartError;
 
 use serde::{Deserialize, Serialize};
 

@@ -13,9 +13,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::mapgen::ClassicMap;
+use super::start::StartError;
 use crate::game::Outcome;
 use crate::generals::Kind;
-use crate::generals::state::{MAX_TOTAL_ARMY, MAX_TURNS_LIMIT};
+use crate::generals::state::{MAX_TOTAL_ARMY, MAX_TURNS_LIMIT, side_ok};
 
 /// Fewest and most seats the multi-player engine takes.
 pub const MIN_SEATS: usize = 2;
@@ -98,6 +99,9 @@ pub struct MultiState {
 /// Why a [`MultiState`] or a map cannot be a multi-player game.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MultiStateError {
+    /// The map is not a start position (see [`StartError`]).
+    #[error(transparent)]
+    Start(#[from] StartError),
     #[error("mode {mode} is played by {accepted} seats, not {seats}")]
     Seats {
         mode: &'static str,
@@ -182,54 +186,7 @@ impl GeneralsClassicMulti {
     ) -> Result<GeneralsClassicMulti, MultiStateError> {
         let seats = map.generals.len();
         check_seats(mode, seats)?;
-        let ClassicMap {
-            height,
-            width,
-            mut kind,
-            army,
-            generals,
-        } = map;
-        if !side_ok(height) || !side_ok(width) {
-            return Err(MultiStateError::Size { height, width });
-        }
-        let cells = height * width;
-        check_plane("kind", kind.len(), cells)?;
-        check_plane("army", army.len(), cells)?;
-        let mut general_cells = Vec::with_capacity(seats);
-        for (seat, &[row, col]) in generals.iter().enumerate() {
-            let cell = row * width + col;
-            if row >= height || col >= width || general_cells.contains(&cell) {
-                return Err(MultiStateError::GeneralCell { seat, cell });
-            }
-            match kind[cell] {
-                Kind::General | Kind::Plain => kind[cell] = Kind::General,
-                _ => {
-                    return Err(MultiStateError::Seat {
-                        seat,
-                        problem: "its general stands on a mountain or castle site",
-                    });
-                }
-            }
-            general_cells.push(cell);
-        }
-        let mut owner = vec![0u8; cells];
-        for cell in 0..cells {
-            let expected = match kind[cell] {
-                Kind::General => 1,
-                Kind::Castle => army[cell],
-                Kind::Plain | Kind::Mountain => 0,
-            };
-            if army[cell] != expected {
-                return Err(MultiStateError::StartArmy {
-                    cell,
-                    kind: kind[cell],
-                    army: army[cell],
-                });
-            }
-        }
-        for (seat, &cell) in general_cells.iter().enumerate() {
-            owner[cell] = seat as u8 + 1;
-        }
+        let start = map.start()?;
         let seat_states = (0..seats)
             .map(|seat| SeatState {
                 team: mode.team_of(seat),
@@ -240,13 +197,13 @@ impl GeneralsClassicMulti {
             .collect();
         GeneralsClassicMulti::try_from(MultiState {
             mode,
-            height,
-            width,
+            height: start.height,
+            width: start.width,
             max_turns,
-            kind,
-            owner,
-            army,
-            generals: general_cells,
+            kind: start.kind,
+            owner: start.owner,
+            army: start.army,
+            generals: start.generals,
             seats: seat_states,
             time: 0,
             outcome: None,
@@ -302,10 +259,6 @@ impl GeneralsClassicMulti {
     pub fn is_over(&self) -> bool {
         self.0.outcome.is_some()
     }
-}
-
-fn side_ok(side: usize) -> bool {
-    (1..=255).contains(&side)
 }
 
 fn check_seats(mode: Mode, seats: usize) -> Result<(), MultiStateError> {

@@ -7,46 +7,20 @@
 //! competition engine's own state check, run last; this module adds what a
 //! classic *start* must look like.
 
-use super::{GeneralsClassic, Params};
-use crate::generals::state::{State, side_ok};
-use crate::generals::{Generals, Kind, Ruleset, StateError};
-
 use super::mapgen::ClassicMap;
+use super::start::StartError;
+use super::{GeneralsClassic, Params};
+use crate::generals::state::State;
+use crate::generals::{Generals, Ruleset, StateError};
 
 /// Why a map cannot start a classic game.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
-    #[error("board is {height}x{width}; each side must be 1..=255")]
-    Size { height: usize, width: usize },
-    #[error("the {plane} plane has {got} cells, expected {expected}")]
-    PlaneLength {
-        plane: &'static str,
-        got: usize,
-        expected: usize,
-    },
     #[error("{count} generals; classic 1v1 takes exactly 2")]
     GeneralCount { count: usize },
-    #[error("general of player {player} at {row},{col} is off the board")]
-    GeneralOffBoard {
-        player: usize,
-        row: usize,
-        col: usize,
-    },
-    #[error("both generals stand on the same cell")]
-    GeneralsCoincide,
-    #[error("general of player {player} stands on a {kind:?}")]
-    GeneralOn { player: usize, kind: Kind },
-    #[error("cell {row},{col} is a general but neither player's")]
-    StrayGeneral { row: usize, col: usize },
-    #[error(
-        "the {kind:?} at {row},{col} holds {army}; plains and mountains start at 0, generals at 1"
-    )]
-    StartArmy {
-        row: usize,
-        col: usize,
-        kind: Kind,
-        army: u32,
-    },
+    /// Not a start position at all (see [`StartError`]).
+    #[error(transparent)]
+    Start(#[from] StartError),
     /// What the shared state check refuses (params, the army total).
     #[error(transparent)]
     State(#[from] StateError),
@@ -57,85 +31,22 @@ impl GeneralsClassic {
     /// player with army 1, each castle neutral with the map's garrison,
     /// everything else neutral and empty.
     pub fn from_map(map: ClassicMap, params: Params) -> Result<GeneralsClassic, SetupError> {
-        let ClassicMap {
-            height,
-            width,
-            mut kind,
-            army,
-            generals,
-        } = map;
-        if !side_ok(height) || !side_ok(width) {
-            return Err(SetupError::Size { height, width });
-        }
-        let cells = height * width;
-        for (plane, got) in [("kind", kind.len()), ("army", army.len())] {
-            if got != cells {
-                return Err(SetupError::PlaneLength {
-                    plane,
-                    got,
-                    expected: cells,
-                });
-            }
-        }
-        let &[first, second] = generals.as_slice() else {
+        if map.generals.len() != 2 {
             return Err(SetupError::GeneralCount {
-                count: generals.len(),
+                count: map.generals.len(),
             });
-        };
-        let mut general_cells = [0usize; 2];
-        for (player, [row, col]) in [first, second].into_iter().enumerate() {
-            if row >= height || col >= width {
-                return Err(SetupError::GeneralOffBoard { player, row, col });
-            }
-            let cell = row * width + col;
-            // A general stands on a cell marked as one, or on a plain the
-            // plane did not mark; never on a mountain or a castle site.
-            match kind[cell] {
-                Kind::General | Kind::Plain => kind[cell] = Kind::General,
-                other => {
-                    return Err(SetupError::GeneralOn {
-                        player,
-                        kind: other,
-                    });
-                }
-            }
-            general_cells[player] = cell;
         }
-        if general_cells[0] == general_cells[1] {
-            return Err(SetupError::GeneralsCoincide);
-        }
-        let mut owner = vec![0u8; cells];
-        for cell in 0..cells {
-            let (row, col) = (cell / width, cell % width);
-            let expected = match kind[cell] {
-                Kind::General if !general_cells.contains(&cell) => {
-                    return Err(SetupError::StrayGeneral { row, col });
-                }
-                Kind::General => Some(1),
-                Kind::Castle => None,
-                Kind::Plain | Kind::Mountain => Some(0),
-            };
-            if expected.is_some_and(|a| a != army[cell]) {
-                return Err(SetupError::StartArmy {
-                    row,
-                    col,
-                    kind: kind[cell],
-                    army: army[cell],
-                });
-            }
-        }
-        for (player, &cell) in general_cells.iter().enumerate() {
-            owner[cell] = player as u8 + 1;
-        }
+        let start = map.start()?;
+        let generals = [start.generals[0], start.generals[1]];
         let game = Generals::try_from(State {
-            height,
-            width,
+            height: start.height,
+            width: start.width,
             params: params.competition_form(),
             ruleset: Ruleset::Classic,
-            kind,
-            owner,
-            army,
-            generals: general_cells,
+            kind: start.kind,
+            owner: start.owner,
+            army: start.army,
+            generals,
             time: 0,
             outcome: None,
         })?;
@@ -146,6 +57,7 @@ impl GeneralsClassic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generals::Kind;
 
     /// A 3×4 board: generals in two corners, a castle of 40 between them.
     fn small() -> ClassicMap {
