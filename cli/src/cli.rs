@@ -435,7 +435,7 @@ mod tests {
             "arena",
             "play",
             "--game",
-            "generals-ffa",
+            arena_engine::generals_ffa::ENTRY.name,
             "a",
             "baseline:sprawl",
             "b",
