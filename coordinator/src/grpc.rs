@@ -14,8 +14,8 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::{Request, Response, Status};
 
 use crate::model::{MatchRecord, SeatResult as DomainSeat, baseline_id};
-use crate::service::{Coordinator, CoordinatorError, NewTournament};
-use crate::store::{CompleteOutcome, MatchState, StoreError, WorkerInfo};
+use crate::service::{Coordinator, CoordinatorError, NewTournament, chain};
+use crate::store::{AttemptEnd, CompleteOutcome, MatchState, StoreError, WorkerInfo};
 use crate::tournament_file::TournamentFile;
 
 /// Size of each chunk a submission is streamed in.
@@ -41,20 +41,18 @@ impl From<CoordinatorError> for Status {
             CoordinatorError::Store(StoreError::AlreadyExists(_)) => {
                 Status::already_exists(message)
             }
+            CoordinatorError::UnregisteredWorker(_) | CoordinatorError::NotStuck(_) => {
+                Status::failed_precondition(message)
+            }
+            CoordinatorError::Quarantined(_)
+            | CoordinatorError::Store(StoreError::NotLeaseHolder { .. }) => {
+                Status::permission_denied(message)
+            }
+            // Redis unreachable: the caller should retry.
+            CoordinatorError::Store(StoreError::Redis(_)) => Status::unavailable(message),
             _ => Status::internal(message),
         }
     }
-}
-
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 /// Bearer tokens admitted to each service.
@@ -198,7 +196,7 @@ impl Worker for WorkerService {
         let replay = (!r.replay.is_empty()).then_some(r.replay);
         let outcome = self
             .coordinator
-            .report(&r.lease_id, record, replay, r.duration_s)
+            .report(&r.worker_id, &r.lease_id, record, replay, r.duration_s)
             .await?;
         let outcome = match outcome {
             CompleteOutcome::Accepted => ReportOutcome::Accepted,
@@ -215,11 +213,13 @@ impl Worker for WorkerService {
         request: Request<ReportFailureRequest>,
     ) -> Result<Response<ReportFailureResponse>, Status> {
         let r = request.into_inner();
-        let requeued = self
+        let ended = self
             .coordinator
-            .fail(&r.match_id, &r.lease_id, &r.reason)
+            .fail(&r.worker_id, &r.match_id, &r.lease_id, &r.reason)
             .await?;
-        Ok(Response::new(ReportFailureResponse { requeued }))
+        Ok(Response::new(ReportFailureResponse {
+            requeued: ended == Some(AttemptEnd::Requeued),
+        }))
     }
 }
 
@@ -375,6 +375,37 @@ impl Admin for AdminService {
         Ok(Response::new(UploadSubmissionResponse { hash }))
     }
 
+    async fn upload_submission_chunks(
+        &self,
+        request: Request<tonic::Streaming<UploadSubmissionChunk>>,
+    ) -> Result<Response<UploadSubmissionResponse>, Status> {
+        const LIMIT: u64 = arena_proto::MAX_SUBMISSION_BYTES;
+        let mut chunks = request.into_inner();
+        let mut archive = Vec::new();
+        while let Some(chunk) = chunks.message().await? {
+            // Checked before the bytes are kept: a client that sends more
+            // never makes the coordinator hold more than the limit.
+            let total = (archive.len() as u64).saturating_add(chunk.data.len() as u64);
+            if total > LIMIT {
+                return Err(Status::resource_exhausted(format!(
+                    "the submission archive is larger than {LIMIT} bytes (2 GiB), \
+                     the most a submission may be"
+                )));
+            }
+            archive.extend_from_slice(&chunk.data);
+        }
+        if archive.is_empty() {
+            return Err(Status::invalid_argument("empty archive"));
+        }
+        let hash = crate::submission_id(&archive);
+        self.coordinator
+            .store()
+            .put_submission(&hash, archive)
+            .await
+            .map_err(CoordinatorError::from)?;
+        Ok(Response::new(UploadSubmissionResponse { hash }))
+    }
+
     async fn status(
         &self,
         request: Request<StatusRequest>,
@@ -393,6 +424,8 @@ impl Admin for AdminService {
             cancelled: status.cancelled,
             finished,
             workers_connected: workers.len() as u32,
+            stuck: status.stuck as u64,
+            dropped: status.dropped as u64,
         }))
     }
 
@@ -423,11 +456,16 @@ impl Admin for AdminService {
             matches: matches
                 .into_iter()
                 .map(|m| {
+                    let mut worker = String::new();
                     let (state, reason, ranks) = match m.state {
                         MatchState::Queued => ("queued", String::new(), Vec::new()),
-                        MatchState::Leased { .. } => ("leased", String::new(), Vec::new()),
+                        MatchState::Leased { worker: holder, .. } => {
+                            worker = holder;
+                            ("leased", String::new(), Vec::new())
+                        }
                         MatchState::Done { reason, ranks } => ("done", reason, ranks),
                         MatchState::Dropped => ("dropped", String::new(), Vec::new()),
+                        MatchState::Stuck => ("stuck", String::new(), Vec::new()),
                     };
                     MatchSummary {
                         match_id: m.match_id,
@@ -437,6 +475,16 @@ impl Admin for AdminService {
                         attempt: m.attempt,
                         reason,
                         ranks,
+                        failures: m
+                            .failures
+                            .into_iter()
+                            .map(|f| AttemptFailure {
+                                attempt: f.attempt,
+                                worker: f.worker,
+                                reason: f.reason,
+                            })
+                            .collect(),
+                        worker,
                     }
                 })
                 .collect(),
@@ -451,5 +499,46 @@ impl Admin for AdminService {
             .cancel(&request.into_inner().tournament_id)
             .await?;
         Ok(Response::new(CancelResponse {}))
+    }
+
+    async fn requeue(
+        &self,
+        request: Request<RequeueRequest>,
+    ) -> Result<Response<RequeueResponse>, Status> {
+        self.coordinator
+            .requeue(&request.into_inner().match_id)
+            .await?;
+        Ok(Response::new(RequeueResponse {}))
+    }
+
+    async fn workers(
+        &self,
+        _request: Request<WorkersRequest>,
+    ) -> Result<Response<WorkersResponse>, Status> {
+        let workers = self.coordinator.workers().await?;
+        Ok(Response::new(WorkersResponse {
+            workers: workers
+                .into_iter()
+                .map(|w| WorkerSummary {
+                    worker_id: w.info.id,
+                    cores: w.info.cores,
+                    memory_mb: w.info.memory_mb,
+                    environment_id: w.info.environment_id,
+                    alive: w.alive,
+                    quarantined: w.quarantined,
+                    cached_builds: w.info.cached.len() as u32,
+                })
+                .collect(),
+        }))
+    }
+
+    async fn release_worker(
+        &self,
+        request: Request<ReleaseWorkerRequest>,
+    ) -> Result<Response<ReleaseWorkerResponse>, Status> {
+        self.coordinator
+            .release_worker(&request.into_inner().worker_id)
+            .await?;
+        Ok(Response::new(ReleaseWorkerResponse {}))
     }
 }

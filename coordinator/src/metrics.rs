@@ -14,6 +14,9 @@ pub struct CoordinatorMetrics {
     leases_expired: IntCounter,
     queue_depth: IntGauge,
     workers_connected: IntGauge,
+    matches_stuck: IntCounter,
+    quarantines: IntCounter,
+    workers_quarantined: IntGauge,
 }
 
 impl CoordinatorMetrics {
@@ -44,6 +47,21 @@ impl CoordinatorMetrics {
         let queue_depth = IntGauge::new("arena_queue_depth", "Matches waiting for a worker")?;
         let workers_connected =
             IntGauge::new("arena_workers_connected", "Workers heard from recently")?;
+        let matches_stuck = IntCounter::new(
+            "arena_matches_stuck_total",
+            "Matches set aside after their last allowed attempt failed",
+        )?;
+        let quarantines = IntCounter::new(
+            "arena_worker_quarantines_total",
+            "Workers quarantined for too many leases ended without a result",
+        )?;
+        let workers_quarantined = IntGauge::new(
+            "arena_workers_quarantined",
+            "Workers in quarantine now (no new leases)",
+        )?;
+        registry.register(Box::new(matches_stuck.clone()))?;
+        registry.register(Box::new(quarantines.clone()))?;
+        registry.register(Box::new(workers_quarantined.clone()))?;
         registry.register(Box::new(matches.clone()))?;
         registry.register(Box::new(match_duration.clone()))?;
         registry.register(Box::new(faults.clone()))?;
@@ -58,6 +76,9 @@ impl CoordinatorMetrics {
             leases_expired,
             queue_depth,
             workers_connected,
+            matches_stuck,
+            quarantines,
+            workers_quarantined,
         })
     }
 
@@ -88,9 +109,18 @@ impl CoordinatorMetrics {
         self.leases_expired.inc_by(count as u64);
     }
 
-    pub fn set_gauges(&self, queue_depth: usize, workers_connected: usize) {
+    pub fn match_stuck(&self) {
+        self.matches_stuck.inc();
+    }
+
+    pub fn worker_quarantined(&self) {
+        self.quarantines.inc();
+    }
+
+    pub fn set_gauges(&self, queue_depth: usize, workers_connected: usize, quarantined: usize) {
         self.queue_depth.set(queue_depth as i64);
         self.workers_connected.set(workers_connected as i64);
+        self.workers_quarantined.set(quarantined as i64);
     }
 
     pub fn encode(&self) -> String {

@@ -1,5 +1,5 @@
 //! Serving the coordinator: both gRPC services on one listener, plus the
-//! lease-expiry task, until the shutdown future resolves. The listener and
+//! lease-expiry and recovery tasks, until the shutdown future resolves. The listener and
 //! the shutdown future are parameters, so tests bind port 0 and stop it at will.
 
 use std::future::Future;
@@ -32,10 +32,21 @@ pub async fn serve(
 ) -> Result<(), ServeError> {
     let (worker, admin) = grpc::services(Arc::clone(&coordinator), &tokens);
     let (stop_expiry, expiry_stopped) = tokio::sync::oneshot::channel::<()>();
+    let expiring = Arc::clone(&coordinator);
     let expiry = tokio::spawn(async move {
-        coordinator
+        expiring
             .run_expiry(async {
                 let _ = expiry_stopped.await;
+            })
+            .await;
+    });
+    // Recovery runs first thing: whatever a crashed coordinator left half
+    // scheduled is finished before (and while) workers are served.
+    let (stop_recovery, recovery_stopped) = tokio::sync::oneshot::channel::<()>();
+    let recovery = tokio::spawn(async move {
+        coordinator
+            .run_recovery(async {
+                let _ = recovery_stopped.await;
             })
             .await;
     });
@@ -52,6 +63,8 @@ pub async fn serve(
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
         .await;
     let _ = stop_expiry.send(());
+    let _ = stop_recovery.send(());
     let _ = expiry.await;
+    let _ = recovery.await;
     served.map_err(ServeError)
 }

@@ -1,26 +1,30 @@
 //! Leases and reports through the real gRPC services on loopback: what a
-//! lease carries (the game's rules and limits, baseline seats), and which
-//! `ReportResult`s are refused before anything is recorded. The store is in
-//! memory; no match is played (results are written by hand).
+//! lease carries (the game's rules and limits, baseline seats), which
+//! `ReportResult`s are refused before anything is recorded, who may act on
+//! a lease, and what becomes of matches and workers whose attempts keep
+//! failing. The store is in memory; no match is played (results are written
+//! by hand).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use arena_coordinator::grpc::Tokens;
 use arena_coordinator::server;
-use arena_coordinator::service::{Coordinator, CoordinatorConfig};
+use arena_coordinator::service::{Coordinator, CoordinatorConfig, Quarantine, now_ms};
 use arena_coordinator::standings::Standings;
-use arena_coordinator::store::Store;
+use arena_coordinator::store::{Store, WorkerInfo};
 use arena_engine::placement_points;
 use arena_engine::registry;
 use arena_proto::v1::admin_client::AdminClient;
 use arena_proto::v1::worker_client::WorkerClient;
 use arena_proto::v1::{
-    CreateTournamentRequest, Forfeit, LeaseRequest, LeasedMatch, RegisterRequest, ReportOutcome,
-    ReportResultRequest, SeatResult, StandingsRequest,
+    CreateTournamentRequest, Forfeit, HeartbeatRequest, LeaseRequest, LeasedMatch, MatchSummary,
+    MatchesRequest, RegisterRequest, ReleaseWorkerRequest, ReportFailureRequest, ReportOutcome,
+    ReportResultRequest, RequeueRequest, SeatResult, StandingsRequest, StatusRequest,
+    WorkersRequest,
 };
 use tonic::transport::Channel;
-use tonic::{Code, Request};
+use tonic::{Code, Request, Status};
 
 const TOKEN: &str = "test-admin-token";
 
@@ -32,7 +36,11 @@ struct Served {
 }
 
 async fn serve() -> Served {
-    let coordinator = Coordinator::new(Store::memory(), CoordinatorConfig::default());
+    serve_with(CoordinatorConfig::default()).await
+}
+
+async fn serve_with(config: CoordinatorConfig) -> Served {
+    let coordinator = Coordinator::new(Store::memory(), config);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -113,31 +121,80 @@ fn tournament_toml(game: &str, extra: &str, hashes: &[String]) -> String {
     text
 }
 
-async fn create_and_lease(served: &Served, toml: String) -> LeasedMatch {
-    let mut admin = served.admin().await;
-    admin
+async fn create(served: &Served, toml: String) -> String {
+    served
+        .admin()
+        .await
         .create_tournament(authed(CreateTournamentRequest { spec_toml: toml }))
         .await
-        .unwrap();
-    let mut worker = served.worker().await;
-    worker
+        .unwrap()
+        .into_inner()
+        .tournament_id
+}
+
+async fn register(served: &Served, worker_id: &str) {
+    served
+        .worker()
+        .await
         .register(authed(RegisterRequest {
-            worker_id: "w".into(),
+            worker_id: worker_id.into(),
             cores: 1,
             memory_mb: 1024,
             ..RegisterRequest::default()
         }))
         .await
         .unwrap();
-    worker
+}
+
+/// The next match for `worker_id`, `None` when the queue is empty.
+async fn lease_for(served: &Served, worker_id: &str) -> Result<Option<LeasedMatch>, Status> {
+    Ok(served
+        .worker()
+        .await
         .lease(authed(LeaseRequest {
-            worker_id: "w".into(),
+            worker_id: worker_id.into(),
+        }))
+        .await?
+        .into_inner()
+        .r#match)
+}
+
+async fn create_and_lease(served: &Served, toml: String) -> LeasedMatch {
+    create(served, toml).await;
+    register(served, "w").await;
+    lease_for(served, "w")
+        .await
+        .unwrap()
+        .expect("a match is queued")
+}
+
+async fn matches(served: &Served, tournament: &str) -> Vec<MatchSummary> {
+    served
+        .admin()
+        .await
+        .matches(authed(MatchesRequest {
+            tournament_id: tournament.to_owned(),
         }))
         .await
         .unwrap()
         .into_inner()
-        .r#match
-        .expect("a match is queued")
+        .matches
+}
+
+async fn fail(served: &Served, worker_id: &str, leased: &LeasedMatch, reason: &str) -> bool {
+    served
+        .worker()
+        .await
+        .report_failure(authed(ReportFailureRequest {
+            worker_id: worker_id.into(),
+            lease_id: leased.lease_id.clone(),
+            match_id: leased.match_id.clone(),
+            reason: reason.into(),
+        }))
+        .await
+        .unwrap()
+        .into_inner()
+        .requeued
 }
 
 /// A faithful report of `leased` with the given ranks.
@@ -368,4 +425,281 @@ async fn baseline_seats_are_leased_by_name_and_score_for_no_one() {
         assert_eq!(row.points, 0.5, "a share of second of four");
         assert_eq!((row.wins, row.draws, row.losses), (0, 0, 1));
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leases_go_only_to_registered_live_workers() {
+    let served = serve().await;
+    let hashes = served.submissions(&["a", "b"]).await;
+    create(&served, tournament_toml("generals", "", &hashes)).await;
+    // Registered so long ago that it is not alive.
+    let stale = WorkerInfo {
+        id: "gone".into(),
+        cores: 1,
+        memory_mb: 1024,
+        environment_id: String::new(),
+        cached: Vec::new(),
+    };
+    served
+        .coordinator
+        .store()
+        .register_worker(stale, now_ms() - 3_600_000)
+        .await
+        .unwrap();
+    for (who, worker_id) in [
+        ("never registered", "ghost"),
+        ("empty id", ""),
+        ("silent", "gone"),
+    ] {
+        let status = lease_for(&served, worker_id).await.unwrap_err();
+        assert_eq!(status.code(), Code::FailedPrecondition, "{who}: {status:?}");
+        assert!(
+            status.message().contains("register first"),
+            "{who}: {status:?}"
+        );
+    }
+    // Nothing was leased by the refused calls: the one match is still there.
+    register(&served, "w").await;
+    assert!(lease_for(&served, "w").await.unwrap().is_some());
+    // A heartbeat from a worker that never registered is refused too.
+    let status = served
+        .worker()
+        .await
+        .heartbeat(authed(HeartbeatRequest {
+            worker_id: "ghost".into(),
+            ..HeartbeatRequest::default()
+        }))
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), Code::FailedPrecondition, "{status:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lease_ids_are_random_and_only_their_worker_may_use_them() {
+    let served = serve().await;
+    let hashes = served.submissions(&["a", "b", "c"]).await;
+    let tournament = create(&served, tournament_toml("generals", "", &hashes)).await;
+    register(&served, "w").await;
+    register(&served, "intruder").await;
+    let leased = lease_for(&served, "w").await.unwrap().unwrap();
+    let other = lease_for(&served, "w").await.unwrap().unwrap();
+    for id in [&leased.lease_id, &other.lease_id] {
+        assert_eq!(id.len(), 32, "128 bits in hex: {id}");
+        assert!(id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+        assert!(!id.contains('w'), "the id says nothing of its worker: {id}");
+    }
+    assert_ne!(leased.lease_id, other.lease_id);
+
+    let mut intruder = served.worker().await;
+    let heartbeat = intruder
+        .heartbeat(authed(HeartbeatRequest {
+            worker_id: "intruder".into(),
+            lease_ids: vec![leased.lease_id.clone()],
+            ..HeartbeatRequest::default()
+        }))
+        .await
+        .unwrap_err();
+    let failure = intruder
+        .report_failure(authed(ReportFailureRequest {
+            worker_id: "intruder".into(),
+            lease_id: leased.lease_id.clone(),
+            match_id: leased.match_id.clone(),
+            reason: "requeue a rival's match".into(),
+        }))
+        .await
+        .unwrap_err();
+    let mut forged = report(&leased, &[0, 1]);
+    forged.worker_id = "intruder".into();
+    let result = intruder.report_result(authed(forged)).await.unwrap_err();
+    for (call, status) in [
+        ("Heartbeat", heartbeat),
+        ("ReportFailure", failure),
+        ("ReportResult", result),
+    ] {
+        assert_eq!(status.code(), Code::PermissionDenied, "{call}: {status:?}");
+        assert!(
+            status.message().contains("belongs to another worker"),
+            "{call}: {}",
+            status.message()
+        );
+    }
+    // Nothing changed: the match is still w's first attempt, unfailed, and
+    // w's own report is the one accepted.
+    let summary = matches(&served, &tournament)
+        .await
+        .into_iter()
+        .find(|m| m.match_id == leased.match_id)
+        .unwrap();
+    assert_eq!(
+        (
+            summary.state.as_str(),
+            summary.worker.as_str(),
+            summary.attempt
+        ),
+        ("leased", "w", 1)
+    );
+    assert!(summary.failures.is_empty());
+    let outcome = served
+        .worker()
+        .await
+        .report_result(authed(report(&leased, &[0, 1])))
+        .await
+        .unwrap()
+        .into_inner()
+        .outcome;
+    assert_eq!(outcome, ReportOutcome::Accepted as i32);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_whose_attempts_keep_failing_is_stuck_until_requeued() {
+    let served = serve_with(CoordinatorConfig {
+        max_attempts: 2,
+        ..CoordinatorConfig::default()
+    })
+    .await;
+    let hashes = served.submissions(&["a", "b"]).await;
+    let tournament = create(&served, tournament_toml("generals", "", &hashes)).await;
+    register(&served, "w").await;
+    let first = lease_for(&served, "w").await.unwrap().unwrap();
+    assert!(fail(&served, "w", &first, "disk full").await, "requeued");
+    let second = lease_for(&served, "w").await.unwrap().unwrap();
+    assert_eq!(
+        (second.match_id.as_str(), second.attempt),
+        (first.match_id.as_str(), 2)
+    );
+    assert!(
+        !fail(&served, "w", &second, "disk still full").await,
+        "stuck, not requeued"
+    );
+
+    // Out of the queue, listed with every attempt's failure, and the
+    // tournament is over with it left stuck.
+    assert!(lease_for(&served, "w").await.unwrap().is_none());
+    let summary = &matches(&served, &tournament).await[0];
+    assert_eq!(summary.state, "stuck");
+    let failures: Vec<(u32, &str, &str)> = summary
+        .failures
+        .iter()
+        .map(|f| (f.attempt, f.worker.as_str(), f.reason.as_str()))
+        .collect();
+    assert_eq!(
+        failures,
+        [(1, "w", "disk full"), (2, "w", "disk still full")]
+    );
+    let status = served
+        .admin()
+        .await
+        .status(authed(StatusRequest {
+            tournament_id: tournament.clone(),
+        }))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!((status.stuck, status.done, status.queued), (1, 0, 0));
+    assert!(status.finished);
+    assert!(
+        served
+            .coordinator
+            .render_metrics()
+            .await
+            .contains("arena_matches_stuck_total 1")
+    );
+
+    // An organiser requeues it; it plays and counts.
+    let mut admin = served.admin().await;
+    let unknown = admin
+        .requeue(authed(RequeueRequest {
+            match_id: format!("{tournament}:7:7"),
+        }))
+        .await
+        .unwrap_err();
+    assert_eq!(unknown.code(), Code::NotFound, "{unknown:?}");
+    admin
+        .requeue(authed(RequeueRequest {
+            match_id: first.match_id.clone(),
+        }))
+        .await
+        .unwrap();
+    let again = admin
+        .requeue(authed(RequeueRequest {
+            match_id: first.match_id.clone(),
+        }))
+        .await
+        .unwrap_err();
+    assert_eq!(again.code(), Code::FailedPrecondition, "{again:?}");
+    let third = lease_for(&served, "w").await.unwrap().unwrap();
+    assert_eq!(third.attempt, 3);
+    let outcome = served
+        .worker()
+        .await
+        .report_result(authed(report(&third, &[0, 1])))
+        .await
+        .unwrap()
+        .into_inner()
+        .outcome;
+    assert_eq!(outcome, ReportOutcome::Accepted as i32);
+    assert_eq!(standings(&served, &tournament).await.rows.len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_whose_leases_keep_failing_is_quarantined() {
+    let served = serve_with(CoordinatorConfig {
+        quarantine: Quarantine {
+            window: 4,
+            failures: 2,
+        },
+        ..CoordinatorConfig::default()
+    })
+    .await;
+    let hashes = served.submissions(&["a", "b", "c"]).await;
+    create(&served, tournament_toml("generals", "", &hashes)).await;
+    register(&served, "flaky").await;
+    register(&served, "steady").await;
+    let first = lease_for(&served, "flaky").await.unwrap().unwrap();
+    assert!(fail(&served, "flaky", &first, "sandbox setup failed").await);
+    // One failure is under the threshold.
+    let second = lease_for(&served, "flaky").await.unwrap().unwrap();
+    assert!(fail(&served, "flaky", &second, "sandbox setup failed").await);
+
+    let refused = lease_for(&served, "flaky").await.unwrap_err();
+    assert_eq!(refused.code(), Code::PermissionDenied, "{refused:?}");
+    assert!(refused.message().contains("quarantined"), "{refused:?}");
+    let workers = served
+        .admin()
+        .await
+        .workers(authed(WorkersRequest {}))
+        .await
+        .unwrap()
+        .into_inner()
+        .workers;
+    let flags: Vec<(&str, bool, bool)> = workers
+        .iter()
+        .map(|w| (w.worker_id.as_str(), w.alive, w.quarantined))
+        .collect();
+    assert_eq!(flags, [("flaky", true, true), ("steady", true, false)]);
+    let metrics = served.coordinator.render_metrics().await;
+    assert!(metrics.contains("arena_workers_quarantined 1"), "{metrics}");
+    assert!(
+        metrics.contains("arena_worker_quarantines_total 1"),
+        "{metrics}"
+    );
+    // The others still play.
+    assert!(lease_for(&served, "steady").await.unwrap().is_some());
+
+    served
+        .admin()
+        .await
+        .release_worker(authed(ReleaseWorkerRequest {
+            worker_id: "flaky".into(),
+        }))
+        .await
+        .unwrap();
+    assert!(lease_for(&served, "flaky").await.unwrap().is_some());
+    assert!(
+        served
+            .coordinator
+            .render_metrics()
+            .await
+            .contains("arena_workers_quarantined 0")
+    );
 }

@@ -7,20 +7,20 @@
 //! Redis-only tests at the bottom cover what only Redis can do: survive a
 //! reconnect, and write only keys the key layout documents.
 
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+mod support;
 
 use std::collections::BTreeMap;
 
 use arena_coordinator::model::{Format, MatchRecord, Pairing, SeatResult, baseline_id};
 use arena_coordinator::store::{
-    CompleteOutcome, Entrant, MatchInfo, MatchState, RedisStore, ScheduledMatch, Status, Store,
-    StoreError, TournamentSpec, WorkerInfo, keys,
+    AttemptEnd, AttemptFailure, CompleteOutcome, DEFAULT_MAX_ATTEMPTS, Entrant, ExpiredLease,
+    MatchInfo, MatchState, ScheduledMatch, Status, Store, StoreError, TournamentSpec, WorkerInfo,
+    keys,
 };
 use arena_engine::registry::{Limits, RuleValue, Rules};
 use arena_engine::{Forfeit, placement_points};
 use sha2::{Digest, Sha256};
+use support::redis::RedisServer;
 
 /// Stamps each named test for both backends.
 macro_rules! conformance {
@@ -69,11 +69,39 @@ conformance!(
     records_keep_every_field,
     pairing_reads_back_what_was_scheduled,
     lease_counts_baseline_seats_as_built,
+    leases_are_bound_to_their_worker,
+    lease_ids_in_use_are_refused,
+    failed_attempts_up_to_the_cap_make_a_match_stuck,
+    requeue_gives_a_stuck_match_fresh_attempts,
+    lease_ends_count_over_a_window_and_quarantine_is_kept,
+    worker_seen_is_the_last_heartbeat,
 );
 
 // Fixtures.
 
 const HOUR: u64 = 3_600_000;
+
+/// The attempt cap the tests run with unless they test the cap.
+const MAX_ATTEMPTS: u32 = DEFAULT_MAX_ATTEMPTS;
+
+/// A lease id no other lease of the test has (the coordinator's are random;
+/// the store only needs them unique).
+fn fresh_lease_id() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    format!(
+        "lease-{}",
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    )
+}
+
+/// The match ids of expired leases that went back to the queue, in order.
+fn requeued(expired: Vec<ExpiredLease>) -> Vec<String> {
+    expired
+        .into_iter()
+        .filter(|e| e.end == AttemptEnd::Requeued)
+        .map(|e| e.match_id)
+        .collect()
+}
 
 fn spec(id: &str) -> TournamentSpec {
     TournamentSpec {
@@ -165,7 +193,10 @@ async fn with_round(store: &Store, t: &str, matches: &[(&str, &[&str])]) {
 
 /// The match worker `w` gets when it has built `cached`.
 async fn next_match(store: &Store, cached: &[String]) -> String {
-    let lease = store.lease("w", 0, 10, cached, "").await.unwrap();
+    let lease = store
+        .lease("w", &fresh_lease_id(), 0, 10, cached, "")
+        .await
+        .unwrap();
     lease.unwrap().match_id
 }
 
@@ -371,7 +402,7 @@ async fn lease_takes_the_oldest_match_first(store: Store) {
     let mut lease_ids = Vec::new();
     for (i, expected) in ["m0", "m1", "m2"].into_iter().enumerate() {
         let lease = store
-            .lease("w1", 1000, 500, &[], "")
+            .lease("w1", &fresh_lease_id(), 1000, 500, &[], "")
             .await
             .unwrap()
             .unwrap();
@@ -383,7 +414,13 @@ async fn lease_takes_the_oldest_match_first(store: Store) {
         assert_eq!(lease.pairing, scheduled(expected, [AB, CD, AC][i]).pairing);
         lease_ids.push(lease.lease_id);
     }
-    assert_eq!(store.lease("w1", 1000, 500, &[], "").await.unwrap(), None);
+    assert_eq!(
+        store
+            .lease("w1", &fresh_lease_id(), 1000, 500, &[], "")
+            .await
+            .unwrap(),
+        None
+    );
     lease_ids.sort();
     lease_ids.dedup();
     assert_eq!(lease_ids.len(), 3, "lease ids must be unique");
@@ -407,26 +444,45 @@ async fn lease_only_hands_out_matches_of_the_worker_s_environment(store: Store) 
 
     // A host-environment worker skips the nix matches, however old.
     let host = store
-        .lease("h", 0, 100, &[], "host-1")
+        .lease("h", &fresh_lease_id(), 0, 100, &[], "host-1")
         .await
         .unwrap()
         .unwrap();
     assert_eq!(host.match_id, "y0");
-    assert_eq!(store.lease("h", 0, 100, &[], "host-1").await.unwrap(), None);
+    assert_eq!(
+        store
+            .lease("h", &fresh_lease_id(), 0, 100, &[], "host-1")
+            .await
+            .unwrap(),
+        None
+    );
     // A nix worker gets them, oldest first.
     let first = store
-        .lease("n", 0, 100, &[], "nix-1")
+        .lease("n", &fresh_lease_id(), 0, 100, &[], "nix-1")
         .await
         .unwrap()
         .unwrap();
     assert_eq!(first.match_id, "n0");
     let second = store
-        .lease("n", 0, 100, &["c".into(), "d".into()], "nix-1")
+        .lease(
+            "n",
+            &fresh_lease_id(),
+            0,
+            100,
+            &["c".into(), "d".into()],
+            "nix-1",
+        )
         .await
         .unwrap()
         .unwrap();
     assert_eq!(second.match_id, "n1");
-    assert_eq!(store.lease("n", 0, 100, &[], "nix-1").await.unwrap(), None);
+    assert_eq!(
+        store
+            .lease("n", &fresh_lease_id(), 0, 100, &[], "nix-1")
+            .await
+            .unwrap(),
+        None
+    );
 }
 
 async fn lease_looks_past_a_long_run_of_other_environments(store: Store) {
@@ -441,7 +497,7 @@ async fn lease_looks_past_a_long_run_of_other_environments(store: Store) {
     let cd = owned(&["c", "d"]);
     assert_eq!(
         store
-            .lease("h", 0, 100, &cd, "host-1")
+            .lease("h", &fresh_lease_id(), 0, 100, &cd, "host-1")
             .await
             .unwrap()
             .map(|l| l.match_id),
@@ -449,13 +505,19 @@ async fn lease_looks_past_a_long_run_of_other_environments(store: Store) {
     );
     assert_eq!(
         store
-            .lease("h", 0, 100, &cd, "host-1")
+            .lease("h", &fresh_lease_id(), 0, 100, &cd, "host-1")
             .await
             .unwrap()
             .map(|l| l.match_id),
         Some("y1".to_owned())
     );
-    assert_eq!(store.lease("h", 0, 100, &[], "host-1").await.unwrap(), None);
+    assert_eq!(
+        store
+            .lease("h", &fresh_lease_id(), 0, 100, &[], "host-1")
+            .await
+            .unwrap(),
+        None
+    );
 }
 
 async fn lease_prefers_cached_entrants(store: Store) {
@@ -491,30 +553,56 @@ async fn lease_preference_is_limited_to_the_window(store: Store) {
 
 async fn extend_then_expire_requeues_at_the_front(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
-    let lease = store.lease("w1", 0, 100, &[], "").await.unwrap().unwrap();
+    let lease = store
+        .lease("w1", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(store.next_expiry().await.unwrap(), Some(100));
 
-    assert!(store.extend(&lease.lease_id, 50, 100).await.unwrap());
-    assert_eq!(store.next_expiry().await.unwrap(), Some(150));
-    assert!(store.expire(149).await.unwrap().is_empty());
     assert!(
-        !store.extend("w1#999", 60, 100).await.unwrap(),
+        store
+            .extend(&lease.worker, &lease.lease_id, 50, 100)
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.next_expiry().await.unwrap(), Some(150));
+    assert!(requeued(store.expire(149, MAX_ATTEMPTS).await.unwrap()).is_empty());
+    assert!(
+        !store.extend("w1", "w1#999", 60, 100).await.unwrap(),
         "unknown lease"
     );
 
     // Live while now < expiry: at the expiry it can no longer be extended,
     // and expire takes it.
-    assert!(!store.extend(&lease.lease_id, 150, 100).await.unwrap());
-    assert_eq!(store.expire(150).await.unwrap(), owned(&["m0"]));
-    assert_eq!(store.next_expiry().await.unwrap(), None);
-    assert!(!store.extend(&lease.lease_id, 151, 100).await.unwrap());
     assert!(
-        store.expire(10_000).await.unwrap().is_empty(),
+        !store
+            .extend(&lease.worker, &lease.lease_id, 150, 100)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        requeued(store.expire(150, MAX_ATTEMPTS).await.unwrap()),
+        owned(&["m0"])
+    );
+    assert_eq!(store.next_expiry().await.unwrap(), None);
+    assert!(
+        !store
+            .extend(&lease.worker, &lease.lease_id, 151, 100)
+            .await
+            .unwrap()
+    );
+    assert!(
+        requeued(store.expire(10_000, MAX_ATTEMPTS).await.unwrap()).is_empty(),
         "expired once"
     );
 
     // m0 went back in front of m1, one attempt later.
-    let again = store.lease("w2", 200, 100, &[], "").await.unwrap().unwrap();
+    let again = store
+        .lease("w2", &fresh_lease_id(), 200, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!((again.match_id.as_str(), again.attempt), ("m0", 2));
     assert_ne!(again.lease_id, lease.lease_id);
     let info = &store.matches("t").await.unwrap()[0];
@@ -536,13 +624,27 @@ async fn expire_requeues_earliest_expiry_first(store: Store) {
     )
     .await;
     for ttl in [300, 100, 200] {
-        store.lease("w", 0, ttl, &[], "").await.unwrap().unwrap();
+        store
+            .lease("w", &fresh_lease_id(), 0, ttl, &[], "")
+            .await
+            .unwrap()
+            .unwrap();
     }
-    assert_eq!(store.expire(250).await.unwrap(), owned(&["m1", "m2"]));
-    assert_eq!(store.expire(1000).await.unwrap(), owned(&["m0"]));
+    assert_eq!(
+        requeued(store.expire(250, MAX_ATTEMPTS).await.unwrap()),
+        owned(&["m1", "m2"])
+    );
+    assert_eq!(
+        requeued(store.expire(1000, MAX_ATTEMPTS).await.unwrap()),
+        owned(&["m0"])
+    );
     // Queue now: m0 (requeued last, at the front), m1, m2, then m3.
     let mut leased = Vec::new();
-    while let Some(lease) = store.lease("w", 2000, 10, &[], "").await.unwrap() {
+    while let Some(lease) = store
+        .lease("w", &fresh_lease_id(), 2000, 10, &[], "")
+        .await
+        .unwrap()
+    {
         leased.push(lease.match_id);
     }
     assert_eq!(leased, owned(&["m0", "m1", "m2", "m3"]));
@@ -551,23 +653,47 @@ async fn expire_requeues_earliest_expiry_first(store: Store) {
 async fn next_expiry_follows_the_earliest_lease(store: Store) {
     assert_eq!(store.next_expiry().await.unwrap(), None);
     with_round(&store, "t", &[("m0", AB), ("m1", CD), ("m2", AC)]).await;
-    let l0 = store.lease("w", 1000, 500, &[], "").await.unwrap().unwrap();
-    let l1 = store.lease("w", 1000, 200, &[], "").await.unwrap().unwrap();
+    let l0 = store
+        .lease("w", &fresh_lease_id(), 1000, 500, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    let l1 = store
+        .lease("w", &fresh_lease_id(), 1000, 200, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(store.next_expiry().await.unwrap(), Some(1200));
-    let outcome = store.complete("m1", &l1.lease_id, record("m1", 0, 9), None);
+    let outcome = store.complete(&l1.worker, "m1", &l1.lease_id, record("m1", 0, 9), None);
     assert_eq!(outcome.await.unwrap(), CompleteOutcome::Accepted);
     assert_eq!(store.next_expiry().await.unwrap(), Some(1500));
-    assert!(store.fail("m0", &l0.lease_id, "worker lost").await.unwrap());
+    assert!(
+        store
+            .fail(&l0.worker, "m0", &l0.lease_id, "worker lost", MAX_ATTEMPTS)
+            .await
+            .unwrap()
+            .is_some()
+    );
     assert_eq!(store.next_expiry().await.unwrap(), None);
 }
 
 async fn complete_accepts_once_then_reports_duplicates(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
-    let lease = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
+    let lease = store
+        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
     let replay: Vec<u8> = (0..=255).cycle().take(100_000).collect();
 
     let err = store
-        .complete("m0", &lease.lease_id, record("m1", 0, 5), None)
+        .complete(
+            &lease.worker,
+            "m0",
+            &lease.lease_id,
+            record("m1", 0, 5),
+            None,
+        )
         .await
         .unwrap_err();
     assert!(
@@ -576,6 +702,7 @@ async fn complete_accepts_once_then_reports_duplicates(store: Store) {
     );
 
     let first = store.complete(
+        &lease.worker,
         "m0",
         &lease.lease_id,
         record("m0", 0, 5),
@@ -583,25 +710,52 @@ async fn complete_accepts_once_then_reports_duplicates(store: Store) {
     );
     assert_eq!(first.await.unwrap(), CompleteOutcome::Accepted);
     // The worker retries its report, with different content even: dropped.
-    let retry = store.complete("m0", &lease.lease_id, record("m0", 0, 6), Some(vec![1]));
+    let retry = store.complete(
+        &lease.worker,
+        "m0",
+        &lease.lease_id,
+        record("m0", 0, 6),
+        Some(vec![1]),
+    );
     assert_eq!(retry.await.unwrap(), CompleteOutcome::Duplicate);
 
     assert_eq!(store.results("t").await.unwrap(), vec![record("m0", 0, 5)]);
     assert_eq!(store.replay("m0").await.unwrap(), Some(replay));
     assert_eq!(store.replay("m1").await.unwrap(), None);
-    assert!(!store.extend(&lease.lease_id, 10, 100).await.unwrap());
-    assert!(!store.fail("m0", &lease.lease_id, "late").await.unwrap());
-    assert!(store.expire(1000).await.unwrap().is_empty());
+    assert!(
+        !store
+            .extend(&lease.worker, &lease.lease_id, 10, 100)
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .fail(&lease.worker, "m0", &lease.lease_id, "late", MAX_ATTEMPTS)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(requeued(store.expire(1000, MAX_ATTEMPTS).await.unwrap()).is_empty());
 
-    let unknown = store.complete("zz", &lease.lease_id, record("zz", 0, 1), None);
+    let unknown = store.complete(
+        &lease.worker,
+        "zz",
+        &lease.lease_id,
+        record("zz", 0, 1),
+        None,
+    );
     assert_eq!(unknown.await.unwrap(), CompleteOutcome::Unknown);
     // m1 is queued, not leased: no lease is current.
-    let queued = store.complete("m1", "w#1", record("m1", 0, 1), None);
+    let queued = store.complete("w", "m1", "w#1", record("m1", 0, 1), None);
     assert_eq!(queued.await.unwrap(), CompleteOutcome::StaleLease);
 
     // Without a replay, nothing is stored for it.
-    let l1 = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
-    let done = store.complete("m1", &l1.lease_id, record("m1", 0, 7), None);
+    let l1 = store
+        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    let done = store.complete(&l1.worker, "m1", &l1.lease_id, record("m1", 0, 7), None);
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
     assert_eq!(store.replay("m1").await.unwrap(), None);
     assert_eq!(
@@ -612,10 +766,17 @@ async fn complete_accepts_once_then_reports_duplicates(store: Store) {
 
 async fn stale_lease_results_are_dropped(store: Store) {
     with_round(&store, "t", &[("m0", AB)]).await;
-    let old = store.lease("slow", 0, 100, &[], "").await.unwrap().unwrap();
-    assert_eq!(store.expire(100).await.unwrap(), owned(&["m0"]));
+    let old = store
+        .lease("slow", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        requeued(store.expire(100, MAX_ATTEMPTS).await.unwrap()),
+        owned(&["m0"])
+    );
     let new = store
-        .lease("fast", 150, 100, &[], "")
+        .lease("fast", &fresh_lease_id(), 150, 100, &[], "")
         .await
         .unwrap()
         .unwrap();
@@ -623,6 +784,7 @@ async fn stale_lease_results_are_dropped(store: Store) {
 
     // The slow worker reports while the match is leased to someone else.
     let late = store.complete(
+        &old.worker,
         "m0",
         &old.lease_id,
         record("m0", 0, 1),
@@ -634,6 +796,7 @@ async fn stale_lease_results_are_dropped(store: Store) {
     assert_eq!(store.replay("m0").await.unwrap(), None);
 
     let winner = store.complete(
+        &new.worker,
         "m0",
         &new.lease_id,
         record("m0", 0, 2),
@@ -642,6 +805,7 @@ async fn stale_lease_results_are_dropped(store: Store) {
     assert_eq!(winner.await.unwrap(), CompleteOutcome::Accepted);
     // And again after the match is done: acknowledged, dropped.
     let later = store.complete(
+        &old.worker,
         "m0",
         &old.lease_id,
         record("m0", 0, 3),
@@ -654,36 +818,83 @@ async fn stale_lease_results_are_dropped(store: Store) {
 
 async fn fail_requeues_at_the_front(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
-    let lease = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
-    assert!(!store.fail("m0", "w#nope", "wrong lease").await.unwrap());
+    let lease = store
+        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
     assert!(
-        !store
-            .fail("m1", &lease.lease_id, "wrong match")
+        store
+            .fail("w", "m0", "w#nope", "wrong lease", MAX_ATTEMPTS)
             .await
             .unwrap()
+            .is_none()
     );
     assert!(
-        !store
-            .fail("zz", &lease.lease_id, "unknown match")
+        store
+            .fail(
+                &lease.worker,
+                "m1",
+                &lease.lease_id,
+                "wrong match",
+                MAX_ATTEMPTS
+            )
             .await
             .unwrap()
+            .is_none()
+    );
+    assert!(
+        store
+            .fail(
+                &lease.worker,
+                "zz",
+                &lease.lease_id,
+                "unknown match",
+                MAX_ATTEMPTS
+            )
+            .await
+            .unwrap()
+            .is_none()
     );
 
     assert!(
         store
-            .fail("m0", &lease.lease_id, "sandbox setup failed")
+            .fail(
+                &lease.worker,
+                "m0",
+                &lease.lease_id,
+                "sandbox setup failed",
+                MAX_ATTEMPTS
+            )
             .await
             .unwrap()
+            .is_some()
     );
-    assert!(!store.fail("m0", &lease.lease_id, "again").await.unwrap());
+    assert!(
+        store
+            .fail(&lease.worker, "m0", &lease.lease_id, "again", MAX_ATTEMPTS)
+            .await
+            .unwrap()
+            .is_none()
+    );
     let info = &store.matches("t").await.unwrap()[0];
     assert_eq!(info.state, MatchState::Queued);
     assert_eq!(info.attempt, 2);
     assert_eq!(info.last_error.as_deref(), Some("sandbox setup failed"));
 
-    let again = store.lease("w", 10, 100, &[], "").await.unwrap().unwrap();
+    let again = store
+        .lease("w", &fresh_lease_id(), 10, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!((again.match_id.as_str(), again.attempt), ("m0", 2));
-    let stale = store.complete("m0", &lease.lease_id, record("m0", 0, 1), None);
+    let stale = store.complete(
+        &lease.worker,
+        "m0",
+        &lease.lease_id,
+        record("m0", 0, 1),
+        None,
+    );
     assert_eq!(stale.await.unwrap(), CompleteOutcome::StaleLease);
 }
 
@@ -695,10 +906,22 @@ async fn cancel_drops_the_queue_and_stops_extensions(store: Store) {
     )
     .await;
     with_round(&store, "other", &[("o0", AB)]).await;
-    let l0 = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
-    let l1 = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
-    let l2 = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
-    let done = store.complete("m0", &l0.lease_id, record("m0", 0, 4), None);
+    let l0 = store
+        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    let l1 = store
+        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    let l2 = store
+        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    let done = store.complete(&l0.worker, "m0", &l0.lease_id, record("m0", 0, 4), None);
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
 
     assert_eq!(store.cancel("t").await.unwrap(), 1, "only m3 was queued");
@@ -709,22 +932,46 @@ async fn cancel_drops_the_queue_and_stops_extensions(store: Store) {
         "cancelling twice is harmless"
     );
     assert!(store.tournament("t").await.unwrap().unwrap().cancelled);
-    assert!(!store.extend(&l1.lease_id, 10, 100).await.unwrap());
+    assert!(
+        !store
+            .extend(&l1.worker, &l1.lease_id, 10, 100)
+            .await
+            .unwrap()
+    );
 
     // The other tournament's match is all that's left to lease.
-    let o0 = store.lease("w", 10, 100, &[], "").await.unwrap().unwrap();
+    let o0 = store
+        .lease("w", &fresh_lease_id(), 10, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(o0.match_id, "o0");
-    assert_eq!(store.lease("w", 10, 100, &[], "").await.unwrap(), None);
+    assert_eq!(
+        store
+            .lease("w", &fresh_lease_id(), 10, 100, &[], "")
+            .await
+            .unwrap(),
+        None
+    );
 
     // A result under a lease still running is kept; a lease that fails or
     // runs out drops its match instead of requeueing it.
-    let late = store.complete("m1", &l1.lease_id, record("m1", 0, 5), None);
+    let late = store.complete(&l1.worker, "m1", &l1.lease_id, record("m1", 0, 5), None);
     assert_eq!(late.await.unwrap(), CompleteOutcome::Accepted);
-    assert!(store.fail("m2", &l2.lease_id, "worker lost").await.unwrap());
-    assert_eq!(store.expire(1000).await.unwrap(), owned(&["o0"]));
+    assert!(
+        store
+            .fail(&l2.worker, "m2", &l2.lease_id, "worker lost", MAX_ATTEMPTS)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(
+        requeued(store.expire(1000, MAX_ATTEMPTS).await.unwrap()),
+        owned(&["o0"])
+    );
     assert_eq!(
         store
-            .lease("w", 1000, 100, &[], "")
+            .lease("w", &fresh_lease_id(), 1000, 100, &[], "")
             .await
             .unwrap()
             .unwrap()
@@ -742,6 +989,7 @@ async fn cancel_drops_the_queue_and_stops_extensions(store: Store) {
             dropped: 2,
             rounds_scheduled: 1,
             cancelled: true,
+            stuck: 0,
         }
     );
     let states: Vec<_> = store
@@ -773,9 +1021,17 @@ async fn status_and_matches_count_every_state(store: Store) {
         .schedule_round("t", 1, vec![scheduled("m3", AB)], vec![])
         .await
         .unwrap();
-    let l0 = store.lease("w1", 0, 100, &[], "").await.unwrap().unwrap();
-    store.lease("w2", 0, 100, &[], "").await.unwrap().unwrap();
-    let done = store.complete("m0", &l0.lease_id, record("m0", 0, 8), None);
+    let l0 = store
+        .lease("w1", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    store
+        .lease("w2", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    let done = store.complete(&l0.worker, "m0", &l0.lease_id, record("m0", 0, 8), None);
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
 
     assert_eq!(
@@ -788,6 +1044,7 @@ async fn status_and_matches_count_every_state(store: Store) {
             dropped: 0,
             rounds_scheduled: 2,
             cancelled: false,
+            stuck: 0,
         }
     );
     assert_eq!(store.queue_len().await.unwrap(), 2);
@@ -910,9 +1167,13 @@ async fn workers_alive_window(store: Store) {
 async fn records_keep_every_field(store: Store) {
     let b = baseline_id("sprawl");
     with_round(&store, "t", &[("m0", &["a", "b", "c", &b])]).await;
-    let lease = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
+    let lease = store
+        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
     let record = full_record("m0");
-    let outcome = store.complete("m0", &lease.lease_id, record.clone(), None);
+    let outcome = store.complete(&lease.worker, "m0", &lease.lease_id, record.clone(), None);
     assert_eq!(outcome.await.unwrap(), CompleteOutcome::Accepted);
     let stored = store.results("t").await.unwrap();
     assert_eq!(stored, vec![record]);
@@ -943,8 +1204,18 @@ async fn pairing_reads_back_what_was_scheduled(store: Store) {
     assert_eq!(store.pairing("m0").await.unwrap().unwrap().seats, owned(AB));
     assert_eq!(store.pairing("zz").await.unwrap(), None);
     // Leasing and finishing a match do not change its pairing.
-    let lease = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
-    let done = store.complete("m0", &lease.lease_id, record("m0", 0, 5), None);
+    let lease = store
+        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    let done = store.complete(
+        &lease.worker,
+        "m0",
+        &lease.lease_id,
+        record("m0", 0, 5),
+        None,
+    );
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
     assert_eq!(store.pairing("m0").await.unwrap().unwrap().seats, owned(AB));
 }
@@ -958,14 +1229,18 @@ async fn lease_counts_baseline_seats_as_built(store: Store) {
 
 async fn concurrent_completes_accept_exactly_one(store: Store) {
     with_round(&store, "t", &[("m0", AB)]).await;
-    let lease = store.lease("w", 0, HOUR, &[], "").await.unwrap().unwrap();
+    let lease = store
+        .lease("w", &fresh_lease_id(), 0, HOUR, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
     let tasks: Vec<_> = (0..32u32)
         .map(|turns| {
             let store = store.clone();
             let lease_id = lease.lease_id.clone();
             tokio::spawn(async move {
                 let replay = Some(turns.to_le_bytes().to_vec());
-                let outcome = store.complete("m0", &lease_id, record("m0", 0, turns), replay);
+                let outcome = store.complete("w", "m0", &lease_id, record("m0", 0, turns), replay);
                 (turns, outcome.await.unwrap())
             })
         })
@@ -989,6 +1264,270 @@ async fn concurrent_completes_accept_exactly_one(store: Store) {
         store.replay("m0").await.unwrap(),
         Some(winner.to_le_bytes().to_vec())
     );
+}
+
+async fn leases_are_bound_to_their_worker(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
+    let lease = store
+        .lease("w1", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    let not_holder = |e: StoreError| {
+        assert!(
+            matches!(&e, StoreError::NotLeaseHolder { lease_id, worker }
+                if *lease_id == lease.lease_id && worker == "w2"),
+            "{e:?}"
+        )
+    };
+    not_holder(
+        store
+            .extend("w2", &lease.lease_id, 10, 100)
+            .await
+            .unwrap_err(),
+    );
+    not_holder(
+        store
+            .complete("w2", "m0", &lease.lease_id, record("m0", 0, 1), None)
+            .await
+            .unwrap_err(),
+    );
+    not_holder(
+        store
+            .fail("w2", "m0", &lease.lease_id, "forged", MAX_ATTEMPTS)
+            .await
+            .unwrap_err(),
+    );
+    // None of them changed anything: the lease is w1's, unextended, the
+    // match unplayed and never failed.
+    assert_eq!(store.next_expiry().await.unwrap(), Some(100));
+    let info = &store.matches("t").await.unwrap()[0];
+    assert_eq!(
+        info.state,
+        MatchState::Leased {
+            worker: "w1".into(),
+            attempt: 1
+        }
+    );
+    assert!(info.failures.is_empty());
+    assert!(store.extend("w1", &lease.lease_id, 10, 100).await.unwrap());
+    let done = store.complete("w1", "m0", &lease.lease_id, record("m0", 0, 1), None);
+    assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
+    // Once done, anyone's repeat is only a duplicate: nothing left to protect.
+    let repeat = store.complete("w2", "m0", &lease.lease_id, record("m0", 0, 1), None);
+    assert_eq!(repeat.await.unwrap(), CompleteOutcome::Duplicate);
+}
+
+async fn lease_ids_in_use_are_refused(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
+    store
+        .lease("w1", "same", 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    let err = store
+        .lease("w2", "same", 0, 100, &[], "")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, StoreError::DuplicateLease(id) if id == "same"),
+        "{err:?}"
+    );
+    // The refused call leased nothing: m1 is still queued.
+    assert_eq!(store.queue_len().await.unwrap(), 1);
+}
+
+async fn failed_attempts_up_to_the_cap_make_a_match_stuck(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
+    // Attempt 1 fails on w1, attempt 2 expires on w2: still queued, at the front.
+    let l1 = store
+        .lease("w1", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    let end = store
+        .fail("w1", "m0", &l1.lease_id, "no space left", 3)
+        .await
+        .unwrap();
+    assert_eq!(end, Some(AttemptEnd::Requeued));
+    let l2 = store
+        .lease("w2", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((l2.match_id.as_str(), l2.attempt), ("m0", 2));
+    let expired = store.expire(100, 3).await.unwrap();
+    assert_eq!(
+        expired,
+        vec![ExpiredLease {
+            match_id: "m0".into(),
+            worker: "w2".into(),
+            end: AttemptEnd::Requeued
+        }]
+    );
+    // Attempt 3 is the last: its failure sets the match aside.
+    let l3 = store
+        .lease("w1", &fresh_lease_id(), 200, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((l3.match_id.as_str(), l3.attempt), ("m0", 3));
+    let end = store
+        .fail("w1", "m0", &l3.lease_id, "cgroup gone", 3)
+        .await
+        .unwrap();
+    assert_eq!(end, Some(AttemptEnd::Stuck));
+
+    let info = &store.matches("t").await.unwrap()[0];
+    assert_eq!(info.state, MatchState::Stuck);
+    assert_eq!(info.attempt, 3);
+    assert_eq!(info.last_error.as_deref(), Some("cgroup gone"));
+    let failure = |attempt: u32, worker: &str, reason: &str| AttemptFailure {
+        attempt,
+        worker: worker.into(),
+        reason: reason.into(),
+    };
+    assert_eq!(
+        info.failures,
+        vec![
+            failure(1, "w1", "no space left"),
+            failure(2, "w2", "lease expired"),
+            failure(3, "w1", "cgroup gone"),
+        ]
+    );
+    let status = store.status("t").await.unwrap();
+    assert_eq!((status.stuck, status.queued, status.done), (1, 1, 0));
+    // A stuck match is out of the queue: the next lease is m1, then nothing.
+    let next = store
+        .lease("w1", &fresh_lease_id(), 300, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(next.match_id, "m1");
+    assert_eq!(
+        store
+            .lease("w1", &fresh_lease_id(), 300, 100, &[], "")
+            .await
+            .unwrap(),
+        None
+    );
+    // And no result: a late report under its last lease is stale.
+    let late = store.complete("w1", "m0", &l3.lease_id, record("m0", 0, 1), None);
+    assert_eq!(late.await.unwrap(), CompleteOutcome::StaleLease);
+    assert!(store.results("t").await.unwrap().is_empty());
+}
+
+async fn requeue_gives_a_stuck_match_fresh_attempts(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
+    // A cap of one: the first failure is enough.
+    let l1 = store
+        .lease("w1", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        store
+            .fail("w1", "m0", &l1.lease_id, "boom", 1)
+            .await
+            .unwrap(),
+        Some(AttemptEnd::Stuck)
+    );
+    assert!(
+        !store.requeue("m1").await.unwrap(),
+        "m1 is queued, not stuck"
+    );
+    let unknown = store.requeue("zz").await.unwrap_err();
+    assert!(
+        matches!(&unknown, StoreError::UnknownMatch(id) if id == "zz"),
+        "{unknown:?}"
+    );
+
+    assert!(store.requeue("m0").await.unwrap());
+    assert!(!store.requeue("m0").await.unwrap(), "requeued once");
+    // At the front, with the next attempt number, and two fresh attempts
+    // under a cap of two.
+    let l2 = store
+        .lease("w2", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((l2.match_id.as_str(), l2.attempt), ("m0", 2));
+    assert_eq!(
+        store
+            .fail("w2", "m0", &l2.lease_id, "again", 2)
+            .await
+            .unwrap(),
+        Some(AttemptEnd::Requeued)
+    );
+    let l3 = store
+        .lease("w2", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((l3.match_id.as_str(), l3.attempt), ("m0", 3));
+    let done = store.complete("w2", "m0", &l3.lease_id, record("m0", 0, 3), None);
+    assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
+    let info = &store.matches("t").await.unwrap()[0];
+    assert_eq!(info.failures.len(), 2, "failures stay on record: {info:?}");
+
+    // A cancelled tournament's stuck matches stay stuck.
+    let l4 = store
+        .lease("w1", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(l4.match_id, "m1");
+    store
+        .fail("w1", "m1", &l4.lease_id, "boom", 1)
+        .await
+        .unwrap();
+    store.cancel("t").await.unwrap();
+    let refused = store.requeue("m1").await.unwrap_err();
+    assert!(
+        matches!(&refused, StoreError::Cancelled(t) if t == "t"),
+        "{refused:?}"
+    );
+}
+
+async fn lease_ends_count_over_a_window_and_quarantine_is_kept(store: Store) {
+    // Window of three: fail, ok, fail, fail -> the oldest fail has left it.
+    assert_eq!(store.record_lease_end("w1", true, 3).await.unwrap(), 1);
+    assert_eq!(store.record_lease_end("w1", false, 3).await.unwrap(), 1);
+    assert_eq!(store.record_lease_end("w1", true, 3).await.unwrap(), 2);
+    assert_eq!(store.record_lease_end("w1", true, 3).await.unwrap(), 2);
+    assert_eq!(store.record_lease_end("w1", true, 3).await.unwrap(), 3);
+    // Per worker.
+    assert_eq!(store.record_lease_end("w2", false, 3).await.unwrap(), 0);
+
+    assert!(store.quarantined().await.unwrap().is_empty());
+    store.set_quarantined("w1", true).await.unwrap();
+    store.set_quarantined("w0", true).await.unwrap();
+    assert_eq!(store.quarantined().await.unwrap(), owned(&["w0", "w1"]));
+    // Releasing forgets the window: the next failure counts alone.
+    store.set_quarantined("w1", false).await.unwrap();
+    assert_eq!(store.quarantined().await.unwrap(), owned(&["w0"]));
+    assert_eq!(store.record_lease_end("w1", true, 3).await.unwrap(), 1);
+}
+
+async fn worker_seen_is_the_last_heartbeat(store: Store) {
+    assert_eq!(store.worker_seen("w1").await.unwrap(), None);
+    let info = WorkerInfo {
+        id: "w1".into(),
+        cores: 2,
+        memory_mb: 1024,
+        environment_id: "e".into(),
+        cached: Vec::new(),
+    };
+    store.register_worker(info, 1_000).await.unwrap();
+    assert_eq!(store.worker_seen("w1").await.unwrap(), Some(1_000));
+    assert!(
+        store
+            .heartbeat_worker("w1", 5_000, Vec::new())
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.worker_seen("w1").await.unwrap(), Some(5_000));
+    assert_eq!(store.worker_seen("w2").await.unwrap(), None);
 }
 
 fn hex_sha256(bytes: &[u8]) -> String {
@@ -1044,10 +1583,23 @@ async fn redis_state_survives_a_coordinator_restart() {
         .schedule_round("t", 1, vec![scheduled("m4", CD)], owned(&["e"]))
         .await
         .unwrap();
-    let l0 = store.lease("w", 0, 100, &[], "").await.unwrap().unwrap();
-    let l1 = store.lease("w", 0, 500, &[], "").await.unwrap().unwrap();
-    let l2 = store.lease("w", 0, 500, &[], "").await.unwrap().unwrap();
+    let l0 = store
+        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    let l1 = store
+        .lease("w", &fresh_lease_id(), 0, 500, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    let l2 = store
+        .lease("w", &fresh_lease_id(), 0, 500, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
     let done = store.complete(
+        &l0.worker,
         "m0",
         &l0.lease_id,
         record("m0", 0, 3),
@@ -1056,9 +1608,16 @@ async fn redis_state_survives_a_coordinator_restart() {
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
     assert!(
         store
-            .fail("m2", &l2.lease_id, "oom in sandbox")
+            .fail(
+                &l2.worker,
+                "m2",
+                &l2.lease_id,
+                "oom in sandbox",
+                MAX_ATTEMPTS
+            )
             .await
             .unwrap()
+            .is_some()
     );
     store
         .register_worker(
@@ -1093,25 +1652,33 @@ async fn redis_state_survives_a_coordinator_restart() {
     assert_eq!(snapshot(&store).await, before);
 
     // It carries on where the old one stopped.
-    assert!(store.extend(&l1.lease_id, 50, 500).await.unwrap());
+    assert!(
+        store
+            .extend(&l1.worker, &l1.lease_id, 50, 500)
+            .await
+            .unwrap()
+    );
     assert!(
         !store
             .schedule_round("t", 1, vec![scheduled("m4", CD)], vec![])
             .await
             .unwrap()
     );
-    let requeued = store.lease("w2", 60, 100, &[], "").await.unwrap().unwrap();
-    assert_eq!((requeued.match_id.as_str(), requeued.attempt), ("m2", 2));
-    assert!(
-        ![&l0, &l1, &l2]
-            .iter()
-            .any(|l| l.lease_id == requeued.lease_id)
-    );
-    let repeat = store.complete("m0", &l0.lease_id, record("m0", 0, 99), None);
+    let again = store
+        .lease("w2", &fresh_lease_id(), 60, 100, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((again.match_id.as_str(), again.attempt), ("m2", 2));
+    assert!(![&l0, &l1, &l2].iter().any(|l| l.lease_id == again.lease_id));
+    let repeat = store.complete(&l0.worker, "m0", &l0.lease_id, record("m0", 0, 99), None);
     assert_eq!(repeat.await.unwrap(), CompleteOutcome::Duplicate);
-    let l1_done = store.complete("m1", &l1.lease_id, record("m1", 0, 4), None);
+    let l1_done = store.complete(&l1.worker, "m1", &l1.lease_id, record("m1", 0, 4), None);
     assert_eq!(l1_done.await.unwrap(), CompleteOutcome::Accepted);
-    assert_eq!(store.expire(1000).await.unwrap(), owned(&["m2"]));
+    assert_eq!(
+        requeued(store.expire(1000, MAX_ATTEMPTS).await.unwrap()),
+        owned(&["m2"])
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1126,10 +1693,25 @@ async fn redis_writes_only_documented_keys() {
         .schedule_round("other", 1, vec![scheduled("o1", AB)], owned(&["c"]))
         .await
         .unwrap();
-    let lease = store.lease("w", 0, 10, &[], "").await.unwrap().unwrap();
-    assert!(store.extend(&lease.lease_id, 1, 10).await.unwrap());
+    let lease = store
+        .lease("w", &fresh_lease_id(), 0, 10, &[], "")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        store
+            .extend(&lease.worker, &lease.lease_id, 1, 10)
+            .await
+            .unwrap()
+    );
     let replay = Some(b"r".to_vec());
-    let done = store.complete(&lease.match_id, &lease.lease_id, record("o1", 1, 1), replay);
+    let done = store.complete(
+        &lease.worker,
+        &lease.match_id,
+        &lease.lease_id,
+        record("o1", 1, 1),
+        replay,
+    );
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
 
     let mut conn = redis::Client::open(server.url())
@@ -1146,97 +1728,5 @@ async fn redis_writes_only_documented_keys() {
                 None => key == *pattern,
             });
         assert!(documented, "undocumented key {key}");
-    }
-}
-
-/// A throwaway redis-server on a unix socket in a temp dir. Dropping it
-/// (including while a failed test unwinds) kills the server and removes
-/// the dir.
-struct RedisServer {
-    /// The server process.
-    child: Child,
-    /// Holds the socket and log; removed after the child is dead.
-    dir: tempfile::TempDir,
-}
-
-impl RedisServer {
-    /// How long a server may take to answer its first PING.
-    const STARTUP: Duration = Duration::from_secs(10);
-
-    fn start() -> Self {
-        let dir = tempfile::tempdir().expect("temp dir for redis-server");
-        let child = Command::new("redis-server")
-            .args(["--port", "0", "--unixsocket"])
-            .arg(dir.path().join("redis.sock"))
-            .args(["--save", "", "--appendonly", "no", "--dir"])
-            .arg(dir.path())
-            .arg("--logfile")
-            .arg(dir.path().join("redis.log"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn redis-server (install Debian's redis-server package)");
-        let mut server = RedisServer { child, dir };
-        server.wait_ready();
-        server
-    }
-
-    fn socket(&self) -> PathBuf {
-        self.dir.path().join("redis.sock")
-    }
-
-    fn url(&self) -> String {
-        format!("unix://{}", self.socket().display())
-    }
-
-    /// Polls PING until the server answers, it exits, or the deadline
-    /// passes. The pause between polls only stops the loop from spinning;
-    /// readiness is decided by the PING alone.
-    fn wait_ready(&mut self) {
-        let client = redis::Client::open(self.url()).expect("redis url");
-        let deadline = Instant::now() + Self::STARTUP;
-        let mut pause = Duration::from_micros(200);
-        loop {
-            let pong: redis::RedisResult<String> = client
-                .get_connection()
-                .and_then(|mut conn| redis::cmd("PING").query(&mut conn));
-            match pong {
-                Ok(reply) if reply == "PONG" => return,
-                Ok(reply) => panic!("PING answered {reply:?}"),
-                Err(_) => {}
-            }
-            if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("redis-server exited with {status}:\n{}", self.log());
-            }
-            assert!(
-                Instant::now() < deadline,
-                "redis-server not ready after {:?}:\n{}",
-                Self::STARTUP,
-                self.log()
-            );
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(Duration::from_millis(10));
-        }
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(self.dir.path().join("redis.log")).unwrap_or_default()
-    }
-
-    async fn store(&self) -> Store {
-        Store::Redis(
-            RedisStore::connect(&self.url())
-                .await
-                .expect("connect to redis"),
-        )
-    }
-}
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        // SIGKILL: there is nothing to persist, and it can't be ignored.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }

@@ -14,7 +14,7 @@ use arena_coordinator::schedule::{
 };
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament, tournament_id};
 use arena_coordinator::standings::{self, Standings, StandingsError};
-use arena_coordinator::store::{Store, TournamentSpec};
+use arena_coordinator::store::{Store, TournamentSpec, WorkerInfo};
 use arena_coordinator::teams::{Sides, TeamError};
 use arena_coordinator::tournament_file::TournamentFile;
 use arena_engine::registry::{self, RuleValue, Rules};
@@ -511,6 +511,16 @@ async fn coordinator_with(new: &mut NewTournament) -> std::sync::Arc<Coordinator
             .unwrap();
     }
     coordinator
+        .register_worker(WorkerInfo {
+            id: "w1".into(),
+            cores: 4,
+            memory_mb: 8192,
+            environment_id: String::new(),
+            cached: Vec::new(),
+        })
+        .await
+        .unwrap();
+    coordinator
 }
 
 #[tokio::test]
@@ -559,7 +569,7 @@ async fn a_2v2_round_robin_end_to_end() {
                 seat.score = score;
             }
             let err = coordinator
-                .report(&leased.lease.lease_id, split, None, 1.0)
+                .report("w1", &leased.lease.lease_id, split, None, 1.0)
                 .await
                 .unwrap_err();
             let shown = format!("{err:?}");
@@ -567,7 +577,7 @@ async fn a_2v2_round_robin_end_to_end() {
             refused_once = true;
         }
         let outcome = coordinator
-            .report(&leased.lease.lease_id, record, None, 1.0)
+            .report("w1", &leased.lease.lease_id, record, None, 1.0)
             .await
             .unwrap();
         assert_eq!(outcome, arena_coordinator::store::CompleteOutcome::Accepted);

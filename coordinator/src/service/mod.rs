@@ -28,28 +28,61 @@ use crate::report::{self, ResultError};
 use crate::schedule::{self, ScheduleError};
 use crate::standings::{self, Standings, StandingsError};
 use crate::store::{
-    CompleteOutcome, Entrant, Lease, ScheduledMatch, Status, Store, StoreError, TournamentSpec,
-    WorkerInfo,
+    AttemptEnd, CompleteOutcome, DEFAULT_MAX_ATTEMPTS, Entrant, Lease, ScheduledMatch, Status,
+    Store, StoreError, TournamentSpec, WorkerInfo,
 };
 use crate::teams::{self, Sides, TeamError};
 
-/// Timing policy.
+/// Timing and fault policy.
 #[derive(Clone, Debug)]
 pub struct CoordinatorConfig {
     /// How long a lease lives without a heartbeat.
     pub lease_ttl: Duration,
     /// How often workers are asked to heartbeat (well under the TTL).
     pub heartbeat_interval: Duration,
+    /// How many attempts of a match may fail in a row (infrastructure
+    /// failures and expired leases) before it is set aside as stuck.
+    pub max_attempts: u32,
+    /// When a worker stops getting leases.
+    pub quarantine: Quarantine,
+    /// How often every tournament is advanced even if nothing happened
+    /// (the recovery step; see [`Coordinator::recover`]).
+    pub recovery_interval: Duration,
+}
+
+/// A worker is quarantined (no new leases) once `failures` of its last
+/// `window` leases ended without a result. `failures == 0` never
+/// quarantines anyone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quarantine {
+    pub window: u32,
+    pub failures: u32,
+}
+
+impl Quarantine {
+    /// Five failed leases out of a worker's last ten.
+    pub const DEFAULT: Quarantine = Quarantine {
+        window: 10,
+        failures: 5,
+    };
+    /// Nobody is ever quarantined (a single machine's own workers).
+    pub const OFF: Quarantine = Quarantine {
+        window: 1,
+        failures: 0,
+    };
 }
 
 impl CoordinatorConfig {
     /// A lease TTL with heartbeats three times per TTL, so one lost
-    /// heartbeat never costs a lease.
+    /// heartbeat never costs a lease; the other policies at their defaults.
     pub fn with_lease_ttl(lease_ttl: Duration) -> Self {
         let lease_ttl = lease_ttl.max(Duration::from_millis(300));
         Self {
             lease_ttl,
             heartbeat_interval: lease_ttl / 3,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+            quarantine: Quarantine::DEFAULT,
+            recovery_interval: Duration::from_secs(5),
         }
     }
 }
@@ -115,6 +148,16 @@ pub struct LeasedSeat {
     pub baseline: Option<String>,
 }
 
+/// A registered worker as operators see it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkerState {
+    pub info: WorkerInfo,
+    /// Heard from within three heartbeat intervals.
+    pub alive: bool,
+    /// Gets no new leases until an organiser releases it.
+    pub quarantined: bool,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum CoordinatorError {
     #[error("store")]
@@ -148,6 +191,20 @@ pub enum CoordinatorError {
     Teams(#[from] TeamError),
     #[error("result refused")]
     InvalidResult(#[from] ResultError),
+    #[error(
+        "worker {0:?} is not registered, or has not been heard from within three heartbeat \
+         intervals; register first"
+    )]
+    UnregisteredWorker(String),
+    #[error(
+        "worker {0:?} is quarantined after too many leases ended without a result; an \
+         organiser can release it (arena tournament release-worker)"
+    )]
+    Quarantined(String),
+    #[error("match {0} is not stuck; only a stuck match can be requeued")]
+    NotStuck(String),
+    #[error("reading the kernel's randomness for a lease id")]
+    Entropy(#[source] getrandom::Error),
 }
 
 type Result<T> = std::result::Result<T, CoordinatorError>;
@@ -201,15 +258,20 @@ impl Coordinator {
         // not every tournament's match states on every scrape.
         let queued = self.store.queue_len().await.unwrap_or(0);
         let workers = self.live_workers().await.map(|w| w.len()).unwrap_or(0);
-        self.metrics.set_gauges(queued, workers);
+        let quarantined = self.store.quarantined().await.map(|q| q.len()).unwrap_or(0);
+        self.metrics.set_gauges(queued, workers, quarantined);
         self.metrics.encode()
     }
 
     /// Workers heard from within three heartbeat intervals, so a worker
     /// that misses a heartbeat or two still counts as connected.
     pub async fn live_workers(&self) -> Result<Vec<WorkerInfo>> {
-        let window = 3 * self.config.heartbeat_interval.as_millis() as u64;
-        Ok(self.store.workers(now_ms(), window).await?)
+        Ok(self.store.workers(now_ms(), self.alive_window_ms()).await?)
+    }
+
+    /// How recently a worker must have been heard from to count as alive.
+    fn alive_window_ms(&self) -> u64 {
+        3 * self.config.heartbeat_interval.as_millis() as u64
     }
 
     /// Creates (or, for an identical tournament, finds) a tournament and
@@ -334,7 +396,11 @@ impl Coordinator {
                 cycles,
                 games_per_pairing,
             } => {
-                if scheduled == 0 {
+                // The whole schedule is known up front; rounds already
+                // queued (all of them, or those queued before a crash cut
+                // the scheduling short) are skipped, the rest queued.
+                let total = Self::rounds_total(&spec)?;
+                if scheduled < total {
                     let rounds = schedule::round_robin_by_side(
                         &ids,
                         &sides,
@@ -344,12 +410,12 @@ impl Coordinator {
                         baseline,
                     )?;
                     let count = rounds.len();
-                    for (index, round) in rounds.into_iter().enumerate() {
+                    for (index, round) in rounds.into_iter().enumerate().skip(scheduled as usize) {
                         self.schedule(id, index as u32, round).await?;
                     }
                     let span = tracing::Span::current();
                     span.record("round", count.saturating_sub(1));
-                    span.record("scheduled", count);
+                    span.record("scheduled", count.saturating_sub(scheduled as usize));
                 }
             }
             Format::Swiss { rounds } => {
@@ -407,6 +473,14 @@ impl Coordinator {
         fields(worker = %worker, match_id = Empty, lease_id = Empty, attempt = Empty)
     )]
     pub async fn lease(&self, worker: &str) -> Result<Option<LeasedMatch>> {
+        let alive_since = now_ms().saturating_sub(self.alive_window_ms());
+        match self.store.worker_seen(worker).await? {
+            Some(seen) if seen >= alive_since => {}
+            _ => return Err(CoordinatorError::UnregisteredWorker(worker.to_owned())),
+        }
+        if self.store.quarantined().await?.iter().any(|q| q == worker) {
+            return Err(CoordinatorError::Quarantined(worker.to_owned()));
+        }
         let (cached, environment) = self
             .store
             .worker(worker)
@@ -414,10 +488,12 @@ impl Coordinator {
             .map(|w| (w.cached, w.environment_id))
             .unwrap_or_default();
         let ttl = self.config.lease_ttl;
+        let lease_id = new_lease_id()?;
         let Some(lease) = self
             .store
             .lease(
                 worker,
+                &lease_id,
                 now_ms(),
                 ttl.as_millis() as u64,
                 &cached,
@@ -466,20 +542,32 @@ impl Coordinator {
     }
 
     /// Extends the listed leases; returns those that are no longer current.
+    /// Refused whole ([`StoreError::NotLeaseHolder`]) if any of them is
+    /// current but was granted to another worker, and
+    /// [`CoordinatorError::UnregisteredWorker`] if `worker` never registered.
     pub async fn heartbeat(
         &self,
         worker: &str,
         lease_ids: &[String],
         cached: Vec<String>,
     ) -> Result<Vec<String>> {
-        self.store
+        if !self
+            .store
             .heartbeat_worker(worker, now_ms(), cached)
-            .await?;
+            .await?
+        {
+            return Err(CoordinatorError::UnregisteredWorker(worker.to_owned()));
+        }
         let mut lost = Vec::new();
         for lease_id in lease_ids {
             if !self
                 .store
-                .extend(lease_id, now_ms(), self.config.lease_ttl.as_millis() as u64)
+                .extend(
+                    worker,
+                    lease_id,
+                    now_ms(),
+                    self.config.lease_ttl.as_millis() as u64,
+                )
                 .await?
             {
                 lost.push(lease_id.clone());
@@ -499,6 +587,7 @@ impl Coordinator {
     )]
     pub async fn report(
         &self,
+        worker: &str,
         lease_id: &str,
         record: MatchRecord,
         replay: Option<Vec<u8>>,
@@ -523,7 +612,7 @@ impl Coordinator {
         let match_id = record.match_id.clone();
         let outcome = self
             .store
-            .complete(&match_id, lease_id, record, replay)
+            .complete(worker, &match_id, lease_id, record, replay)
             .await?;
         tracing::Span::current().record(
             "outcome",
@@ -536,17 +625,181 @@ impl Coordinator {
         );
         if outcome == CompleteOutcome::Accepted {
             self.metrics.result_accepted(&counted, duration_s);
-            if !tournament.is_empty() {
-                self.advance(&tournament).await?;
+            self.lease_ended(worker, false).await;
+            // The result is stored whatever happens next: a failure to
+            // schedule now is left to the periodic recovery step, not
+            // reported as a failed report (which the worker would retry).
+            if !tournament.is_empty()
+                && let Err(e) = self.advance(&tournament).await
+            {
+                eprintln!(
+                    "arena coordinator: advancing {tournament} after a result: {}; \
+                     the recovery step retries",
+                    chain(&e)
+                );
             }
         }
         Ok(outcome)
     }
 
-    /// An infrastructure failure: the match goes back to the queue.
+    /// An infrastructure failure: the match goes back to the queue, or is
+    /// set aside as stuck after [`CoordinatorConfig::max_attempts`] failed
+    /// attempts in a row. `None` if the lease was not current.
     #[tracing::instrument(name = "fail", skip_all, fields(match_id = %match_id, lease_id = %lease_id))]
-    pub async fn fail(&self, match_id: &str, lease_id: &str, reason: &str) -> Result<bool> {
-        Ok(self.store.fail(match_id, lease_id, reason).await?)
+    pub async fn fail(
+        &self,
+        worker: &str,
+        match_id: &str,
+        lease_id: &str,
+        reason: &str,
+    ) -> Result<Option<AttemptEnd>> {
+        let reason = bounded_reason(reason);
+        let end = self
+            .store
+            .fail(
+                worker,
+                match_id,
+                lease_id,
+                &reason,
+                self.config.max_attempts,
+            )
+            .await?;
+        if let Some(end) = end {
+            self.attempt_ended(match_id, end);
+            self.lease_ended(worker, true).await;
+        }
+        Ok(end)
+    }
+
+    /// Puts a stuck match back in the queue (an organiser's decision, after
+    /// fixing whatever made its attempts fail).
+    pub async fn requeue(&self, match_id: &str) -> Result<()> {
+        match self.store.requeue(match_id).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(CoordinatorError::NotStuck(match_id.to_owned())),
+            Err(StoreError::UnknownMatch(id)) => Err(CoordinatorError::UnknownMatch(id)),
+            Err(StoreError::Cancelled(id)) => Err(CoordinatorError::Cancelled(id)),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Lifts a worker's quarantine; it starts afresh.
+    pub async fn release_worker(&self, worker: &str) -> Result<()> {
+        if self.store.worker(worker).await?.is_none() {
+            return Err(CoordinatorError::UnregisteredWorker(worker.to_owned()));
+        }
+        self.store.set_quarantined(worker, false).await?;
+        eprintln!("arena coordinator: worker {worker} released from quarantine");
+        Ok(())
+    }
+
+    /// Every registered worker, sorted by id, with whether it is alive and
+    /// whether it is quarantined.
+    pub async fn workers(&self) -> Result<Vec<WorkerState>> {
+        let now = now_ms();
+        let alive: std::collections::BTreeSet<String> = self
+            .store
+            .workers(now, self.alive_window_ms())
+            .await?
+            .into_iter()
+            .map(|w| w.id)
+            .collect();
+        let quarantined = self.store.quarantined().await?;
+        Ok(self
+            .store
+            .workers(now, u64::MAX)
+            .await?
+            .into_iter()
+            .map(|info| WorkerState {
+                alive: alive.contains(&info.id),
+                quarantined: quarantined.contains(&info.id),
+                info,
+            })
+            .collect())
+    }
+
+    /// Logs and counts what became of a match whose attempt failed.
+    fn attempt_ended(&self, match_id: &str, end: AttemptEnd) {
+        if end == AttemptEnd::Stuck {
+            self.metrics.match_stuck();
+            tracing::warn!(match_id, "match stuck after its last allowed attempt");
+            eprintln!(
+                "arena coordinator: match {match_id} is stuck after {} failed attempts; \
+                 see `arena tournament status`, requeue it with `arena tournament requeue`",
+                self.config.max_attempts
+            );
+        }
+    }
+
+    /// Counts one of `worker`'s leases ending and quarantines the worker when
+    /// too many of its recent ones failed. Bookkeeping only: a store error
+    /// here is logged, never returned, so it cannot undo the result or
+    /// failure being recorded.
+    async fn lease_ended(&self, worker: &str, failed: bool) {
+        let policy = self.config.quarantine;
+        if policy.failures == 0 {
+            return;
+        }
+        let counted = self
+            .store
+            .record_lease_end(worker, failed, policy.window)
+            .await;
+        let quarantine = match counted {
+            Ok(failures) => failed && failures >= policy.failures,
+            Err(e) => {
+                eprintln!(
+                    "arena coordinator: counting worker {worker}'s leases: {}",
+                    chain(&e)
+                );
+                false
+            }
+        };
+        if quarantine {
+            match self.store.set_quarantined(worker, true).await {
+                Ok(()) => {
+                    self.metrics.worker_quarantined();
+                    tracing::warn!(worker, "worker quarantined");
+                    eprintln!(
+                        "arena coordinator: worker {worker} quarantined: {} of its last {} \
+                         leases ended without a result; it gets no new leases until released",
+                        policy.failures, policy.window
+                    );
+                }
+                Err(e) => eprintln!(
+                    "arena coordinator: quarantining worker {worker}: {}",
+                    chain(&e)
+                ),
+            }
+        }
+    }
+
+    /// The recovery step: advances every tournament that is not cancelled,
+    /// so scheduling interrupted by a crash (a Swiss round never scheduled
+    /// after the last result of the one before, a round robin only partly
+    /// queued) is finished. Idempotent; run at start-up and periodically.
+    /// Errors are per tournament and logged; the others still advance.
+    pub async fn recover(&self) -> Result<()> {
+        for id in self.store.tournaments().await? {
+            if let Err(e) = self.advance(&id).await {
+                eprintln!("arena coordinator: recovering {id}: {}", chain(&e));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs [`Coordinator::recover`] now and then every
+    /// [`CoordinatorConfig::recovery_interval`] until `shutdown` resolves.
+    pub async fn run_recovery(&self, shutdown: impl std::future::Future<Output = ()>) {
+        tokio::pin!(shutdown);
+        loop {
+            if let Err(e) = self.recover().await {
+                eprintln!("arena coordinator: recovery step: {}", chain(&e));
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(self.config.recovery_interval) => {}
+                _ = &mut shutdown => return,
+            }
+        }
     }
 
     /// Requeues expired leases until `shutdown` resolves, sleeping until the
@@ -568,16 +821,34 @@ impl Coordinator {
                 _ = &mut shutdown => return,
             }
             let span = tracing::info_span!("expire", count = Empty);
-            match self.store.expire(now_ms()).instrument(span.clone()).await {
-                Ok(requeued) => {
-                    span.record("count", requeued.len());
-                    self.metrics.leases_expired(requeued.len());
-                    for match_id in requeued {
-                        span.in_scope(|| tracing::info!(match_id, "lease expired; requeued"));
-                        eprintln!("arena coordinator: lease of {match_id} expired; requeued");
+            let expired = self
+                .store
+                .expire(now_ms(), self.config.max_attempts)
+                .instrument(span.clone())
+                .await;
+            match expired {
+                Ok(expired) => {
+                    span.record("count", expired.len());
+                    self.metrics.leases_expired(expired.len());
+                    for lease in expired {
+                        let match_id = lease.match_id.as_str();
+                        span.in_scope(
+                            || tracing::info!(match_id, worker = %lease.worker, "lease expired"),
+                        );
+                        eprintln!(
+                            "arena coordinator: lease of {match_id} held by {} expired; {}",
+                            lease.worker,
+                            match lease.end {
+                                AttemptEnd::Requeued => "requeued",
+                                AttemptEnd::Stuck => "the match is stuck",
+                                AttemptEnd::Dropped => "dropped (tournament cancelled)",
+                            }
+                        );
+                        self.attempt_ended(match_id, lease.end);
+                        self.lease_ended(&lease.worker, true).await;
                     }
                 }
-                Err(e) => eprintln!("arena coordinator: expiring leases: {e}"),
+                Err(e) => eprintln!("arena coordinator: expiring leases: {}", chain(&e)),
             }
         }
     }
@@ -609,6 +880,42 @@ impl Coordinator {
         self.store.cancel(id).await?;
         Ok(())
     }
+}
+
+/// A new lease id: 128 bits from the kernel, as hex. Unguessable, so no
+/// worker can act on a lease it was not given by guessing its id.
+fn new_lease_id() -> Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(CoordinatorError::Entropy)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The longest failure reason kept per attempt; a worker's reason is its
+/// own text and must not grow the store without bound.
+const MAX_REASON_BYTES: usize = 2048;
+
+/// `reason`, cut to [`MAX_REASON_BYTES`] at a character boundary.
+fn bounded_reason(reason: &str) -> String {
+    if reason.len() <= MAX_REASON_BYTES {
+        return reason.to_owned();
+    }
+    let mut end = MAX_REASON_BYTES;
+    while !reason.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… (cut)", &reason[..end])
+}
+
+/// An error and its causes on one line, each said once.
+pub fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
 }
 
 /// The field's entrant ids, in registration order.

@@ -37,6 +37,20 @@ pub enum StoreError {
         /// The match the record names.
         record: String,
     },
+    /// A lease call from a worker other than the one the lease was granted to.
+    #[error("lease {lease_id} belongs to another worker, not {worker:?}")]
+    NotLeaseHolder {
+        /// The lease quoted.
+        lease_id: String,
+        /// The worker that quoted it.
+        worker: String,
+    },
+    /// `lease` with a lease id some lease already has.
+    #[error("lease id {0:?} is already in use")]
+    DuplicateLease(String),
+    /// An operation named a match the store has never scheduled.
+    #[error("unknown match {0:?}")]
+    UnknownMatch(String),
     /// `put_submission` with bytes whose sha256 is not the given hash.
     #[error("submission bytes hash to {actual}, not {expected}")]
     HashMismatch {

@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::error::{Result, StoreError};
 use super::types::{
-    CompleteOutcome, LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease, MatchInfo, MatchState,
-    ScheduledMatch, Status, TournamentSpec, WorkerInfo,
+    AttemptEnd, AttemptFailure, CompleteOutcome, ExpiredLease, LEASE_EXPIRED,
+    LEASE_PREFERENCE_WINDOW, Lease, MatchInfo, MatchState, ScheduledMatch, Status, TournamentSpec,
+    WorkerInfo,
 };
 use super::{check_record, check_submission_hash, expiry};
 use crate::model::{EntrantId, MatchRecord, Pairing, baseline_name};
@@ -45,8 +46,10 @@ struct State {
     submissions: HashMap<String, Vec<u8>>,
     /// Registered workers with the time they were last heard from.
     workers: BTreeMap<String, (WorkerInfo, u64)>,
-    /// Source of lease ids; only grows.
-    lease_seq: u64,
+    /// Each worker's recent lease endings, newest last (`true`: failed).
+    lease_ends: HashMap<String, VecDeque<bool>>,
+    /// Workers that get no new leases.
+    quarantined: BTreeSet<String>,
 }
 
 /// One tournament's own data.
@@ -75,8 +78,11 @@ struct MatchEntry {
     attempt: u32,
     /// Where it stands.
     slot: Slot,
-    /// Why the previous attempt ended without a result.
-    last_error: Option<String>,
+    /// Every attempt that ended without a result, oldest first.
+    failures: Vec<AttemptFailure>,
+    /// Attempts failed in a row since it was scheduled or last requeued by
+    /// an organiser.
+    strikes: u32,
 }
 
 /// A match's state; the lease fields live here so "is this lease current"
@@ -98,6 +104,8 @@ enum Slot {
     Done(MatchRecord),
     /// Cancelled before it could be played.
     Dropped,
+    /// Set aside after too many failed attempts.
+    Stuck,
 }
 
 impl MemoryStore {
@@ -207,7 +215,8 @@ impl MemoryStore {
                 pairing: m.pairing,
                 attempt: 1,
                 slot: Slot::Queued,
-                last_error: None,
+                failures: Vec::new(),
+                strikes: 0,
             };
             state.matches.insert(m.match_id, entry);
         }
@@ -230,6 +239,7 @@ impl MemoryStore {
     pub async fn lease(
         &self,
         worker: &str,
+        lease_id: &str,
         now_ms: u64,
         ttl_ms: u64,
         cached: &[EntrantId],
@@ -237,6 +247,9 @@ impl MemoryStore {
     ) -> Result<Option<Lease>> {
         let mut guard = self.lock();
         let state = &mut *guard;
+        if state.lease_match.contains_key(lease_id) {
+            return Err(StoreError::DuplicateLease(lease_id.to_owned()));
+        }
         // Queue positions of the matches this worker may play: their
         // tournament names no environment, or names the worker's.
         let eligible: Vec<usize> = state
@@ -284,8 +297,7 @@ impl MemoryStore {
             .filter(|m| matches!(m.slot, Slot::Queued))
             .ok_or_else(|| StoreError::Corrupt(format!("queued match {match_id} is not queued")))?;
         state.queue.remove(position);
-        state.lease_seq += 1;
-        let lease_id = format!("{worker}#{}", state.lease_seq);
+        let lease_id = lease_id.to_owned();
         let expires_at_ms = expiry(now_ms, ttl_ms);
         entry.slot = Slot::Leased {
             lease_id: lease_id.clone(),
@@ -296,6 +308,7 @@ impl MemoryStore {
         state.expiries.insert((expires_at_ms, lease_id.clone()));
         Ok(Some(Lease {
             lease_id,
+            worker: worker.to_owned(),
             match_id,
             tournament: entry.tournament.clone(),
             round: entry.round,
@@ -306,7 +319,13 @@ impl MemoryStore {
     }
 
     /// See [`Store::extend`](crate::store::Store::extend).
-    pub async fn extend(&self, lease_id: &str, now_ms: u64, ttl_ms: u64) -> Result<bool> {
+    pub async fn extend(
+        &self,
+        worker: &str,
+        lease_id: &str,
+        now_ms: u64,
+        ttl_ms: u64,
+    ) -> Result<bool> {
         let mut guard = self.lock();
         let state = &mut *guard;
         let Some(entry) = state
@@ -322,13 +341,19 @@ impl MemoryStore {
             .is_none_or(|t| t.spec.cancelled);
         let Slot::Leased {
             lease_id: current,
+            worker: holder,
             expires_at_ms,
-            ..
         } = &mut entry.slot
         else {
             return Ok(false);
         };
-        if current != lease_id || cancelled || *expires_at_ms <= now_ms {
+        if current != lease_id {
+            return Ok(false);
+        }
+        if holder != worker {
+            return Err(not_holder(lease_id, worker));
+        }
+        if cancelled || *expires_at_ms <= now_ms {
             return Ok(false);
         }
         let renewed = expiry(now_ms, ttl_ms);
@@ -341,7 +366,7 @@ impl MemoryStore {
     }
 
     /// See [`Store::expire`](crate::store::Store::expire).
-    pub async fn expire(&self, now_ms: u64) -> Result<Vec<String>> {
+    pub async fn expire(&self, now_ms: u64, max_attempts: u32) -> Result<Vec<ExpiredLease>> {
         let mut guard = self.lock();
         let state = &mut *guard;
         let due: Vec<(u64, String)> = state
@@ -350,20 +375,27 @@ impl MemoryStore {
             .take_while(|(at, _)| *at <= now_ms)
             .cloned()
             .collect();
-        let mut requeued = Vec::new();
+        let mut ended = Vec::new();
         for (at, lease_id) in &due {
             state.expiries.remove(&(*at, lease_id.clone()));
             if let Some(match_id) = state.lease_match.remove(lease_id)
-                && state.end_attempt(&match_id, LEASE_EXPIRED)
+                && let Some((worker, end)) =
+                    state.end_attempt(&match_id, LEASE_EXPIRED, max_attempts)
             {
-                requeued.push(match_id);
+                ended.push(ExpiredLease {
+                    match_id,
+                    worker,
+                    end,
+                });
             }
         }
         // Front of the queue in expiry order: push the latest expiry first.
-        for match_id in requeued.iter().rev() {
-            state.queue.push_front(match_id.clone());
+        for lease in ended.iter().rev() {
+            if lease.end == AttemptEnd::Requeued {
+                state.queue.push_front(lease.match_id.clone());
+            }
         }
-        Ok(requeued)
+        Ok(ended)
     }
 
     /// See [`Store::pairing`](crate::store::Store::pairing).
@@ -384,6 +416,7 @@ impl MemoryStore {
     /// See [`Store::complete`](crate::store::Store::complete).
     pub async fn complete(
         &self,
+        worker: &str,
         match_id: &str,
         lease_id: &str,
         record: MatchRecord,
@@ -399,9 +432,14 @@ impl MemoryStore {
             Slot::Done(_) => return Ok(CompleteOutcome::Duplicate),
             Slot::Leased {
                 lease_id: current,
+                worker: holder,
                 expires_at_ms,
-                ..
-            } if current == lease_id => *expires_at_ms,
+            } if current == lease_id => {
+                if holder != worker {
+                    return Err(not_holder(lease_id, worker));
+                }
+                *expires_at_ms
+            }
             _ => return Ok(CompleteOutcome::StaleLease),
         };
         entry.slot = Slot::Done(record);
@@ -414,22 +452,62 @@ impl MemoryStore {
     }
 
     /// See [`Store::fail`](crate::store::Store::fail).
-    pub async fn fail(&self, match_id: &str, lease_id: &str, reason: &str) -> Result<bool> {
+    pub async fn fail(
+        &self,
+        worker: &str,
+        match_id: &str,
+        lease_id: &str,
+        reason: &str,
+        max_attempts: u32,
+    ) -> Result<Option<AttemptEnd>> {
         let mut guard = self.lock();
         let state = &mut *guard;
         let expires_at_ms = match state.matches.get(match_id).map(|m| &m.slot) {
             Some(Slot::Leased {
                 lease_id: current,
+                worker: holder,
                 expires_at_ms,
-                ..
-            }) if current == lease_id => *expires_at_ms,
-            _ => return Ok(false),
+            }) if current == lease_id => {
+                if holder != worker {
+                    return Err(not_holder(lease_id, worker));
+                }
+                *expires_at_ms
+            }
+            _ => return Ok(None),
         };
         state.lease_match.remove(lease_id);
         state.expiries.remove(&(expires_at_ms, lease_id.to_owned()));
-        if state.end_attempt(match_id, reason) {
+        let end = state
+            .end_attempt(match_id, reason, max_attempts)
+            .map(|(_, end)| end);
+        if end == Some(AttemptEnd::Requeued) {
             state.queue.push_front(match_id.to_owned());
         }
+        Ok(end)
+    }
+
+    /// See [`Store::requeue`](crate::store::Store::requeue).
+    pub async fn requeue(&self, match_id: &str) -> Result<bool> {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let entry = state
+            .matches
+            .get_mut(match_id)
+            .ok_or_else(|| StoreError::UnknownMatch(match_id.to_owned()))?;
+        if !matches!(entry.slot, Slot::Stuck) {
+            return Ok(false);
+        }
+        if state
+            .tournaments
+            .get(&entry.tournament)
+            .is_none_or(|t| t.spec.cancelled)
+        {
+            return Err(StoreError::Cancelled(entry.tournament.clone()));
+        }
+        entry.slot = Slot::Queued;
+        entry.attempt += 1;
+        entry.strikes = 0;
+        state.queue.push_front(match_id.to_owned());
         Ok(true)
     }
 
@@ -467,6 +545,7 @@ impl MemoryStore {
                 Some(Slot::Leased { .. }) => status.leased += 1,
                 Some(Slot::Done(_)) => status.done += 1,
                 Some(Slot::Dropped) => status.dropped += 1,
+                Some(Slot::Stuck) => status.stuck += 1,
                 None => return Err(StoreError::Corrupt(format!("match {id} has no entry"))),
             }
         }
@@ -495,6 +574,7 @@ impl MemoryStore {
                         ranks: record.seats.iter().map(|s| s.rank).collect(),
                     },
                     Slot::Dropped => MatchState::Dropped,
+                    Slot::Stuck => MatchState::Stuck,
                 };
                 Ok(MatchInfo {
                     match_id: id.clone(),
@@ -502,7 +582,8 @@ impl MemoryStore {
                     pairing: m.pairing.clone(),
                     state: match_state,
                     attempt: m.attempt,
-                    last_error: m.last_error.clone(),
+                    last_error: m.failures.last().map(|f| f.reason.clone()),
+                    failures: m.failures.clone(),
                 })
             })
             .collect()
@@ -547,6 +628,39 @@ impl MemoryStore {
             .collect())
     }
 
+    /// See [`Store::worker_seen`](crate::store::Store::worker_seen).
+    pub async fn worker_seen(&self, id: &str) -> Result<Option<u64>> {
+        Ok(self.lock().workers.get(id).map(|(_, seen)| *seen))
+    }
+
+    /// See [`Store::record_lease_end`](crate::store::Store::record_lease_end).
+    pub async fn record_lease_end(&self, worker: &str, failed: bool, window: u32) -> Result<u32> {
+        let mut state = self.lock();
+        let ends = state.lease_ends.entry(worker.to_owned()).or_default();
+        ends.push_back(failed);
+        while ends.len() > window.max(1) as usize {
+            ends.pop_front();
+        }
+        Ok(ends.iter().filter(|failed| **failed).count() as u32)
+    }
+
+    /// See [`Store::set_quarantined`](crate::store::Store::set_quarantined).
+    pub async fn set_quarantined(&self, worker: &str, quarantined: bool) -> Result<()> {
+        let mut state = self.lock();
+        if quarantined {
+            state.quarantined.insert(worker.to_owned());
+        } else {
+            state.quarantined.remove(worker);
+            state.lease_ends.remove(worker);
+        }
+        Ok(())
+    }
+
+    /// See [`Store::quarantined`](crate::store::Store::quarantined).
+    pub async fn quarantined(&self) -> Result<Vec<String>> {
+        Ok(self.lock().quarantined.iter().cloned().collect())
+    }
+
     /// See [`Store::put_submission`](crate::store::Store::put_submission).
     pub async fn put_submission(&self, hash: &str, bytes: Vec<u8>) -> Result<()> {
         check_submission_hash(hash, &bytes)?;
@@ -576,29 +690,54 @@ impl State {
     }
 
     /// Ends a leased match's current attempt without a result (its lease
-    /// index entries are already gone): back to queued with the next attempt
-    /// number, or dropped (attempt unchanged) if its tournament was cancelled
-    /// meanwhile. Returns
-    /// whether the caller should put it back at the front of the queue.
-    fn end_attempt(&mut self, match_id: &str, reason: &str) -> bool {
-        let Some(entry) = self.matches.get_mut(match_id) else {
-            return false;
+    /// index entries are already gone), recording the failure: back to
+    /// queued with the next attempt number, stuck if that was the
+    /// `max_attempts`-th failure in a row, or dropped (attempt unchanged) if
+    /// its tournament was cancelled meanwhile. Returns the worker that held
+    /// it and what became of it; only a `Requeued` match must be put back in
+    /// the queue, by the caller.
+    fn end_attempt(
+        &mut self,
+        match_id: &str,
+        reason: &str,
+        max_attempts: u32,
+    ) -> Option<(String, AttemptEnd)> {
+        let entry = self.matches.get_mut(match_id)?;
+        let Slot::Leased { worker, .. } = &entry.slot else {
+            return None;
         };
-        if !matches!(entry.slot, Slot::Leased { .. }) {
-            return false;
-        }
-        entry.last_error = Some(reason.to_owned());
+        let worker = worker.clone();
+        entry.failures.push(AttemptFailure {
+            attempt: entry.attempt,
+            worker: worker.clone(),
+            reason: reason.to_owned(),
+        });
         let cancelled = self
             .tournaments
             .get(&entry.tournament)
             .is_none_or(|t| t.spec.cancelled);
-        if cancelled {
+        let end = if cancelled {
             entry.slot = Slot::Dropped;
-            false
+            AttemptEnd::Dropped
         } else {
-            entry.attempt += 1;
-            entry.slot = Slot::Queued;
-            true
-        }
+            entry.strikes += 1;
+            if entry.strikes >= max_attempts.max(1) {
+                entry.slot = Slot::Stuck;
+                AttemptEnd::Stuck
+            } else {
+                entry.attempt += 1;
+                entry.slot = Slot::Queued;
+                AttemptEnd::Requeued
+            }
+        };
+        Some((worker, end))
+    }
+}
+
+/// The refusal of a lease call from a worker the lease was not granted to.
+fn not_holder(lease_id: &str, worker: &str) -> StoreError {
+    StoreError::NotLeaseHolder {
+        lease_id: lease_id.to_owned(),
+        worker: worker.to_owned(),
     }
 }

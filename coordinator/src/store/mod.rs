@@ -25,8 +25,11 @@
 //! the match or reports an infrastructure failure with `fail`. A lease that
 //! is neither extended nor ended runs out, and `expire` puts its match back at
 //! the front of the queue; so does `fail`. Each return to the queue adds one to
-//! the match's attempt number. The first result reported under the current
-//! lease wins; anything after it is acknowledged and dropped.
+//! the match's attempt number; after too many failed attempts in a row the
+//! match is set aside as stuck until an organiser `requeue`s it. The first
+//! result reported under the current lease wins; anything after it is
+//! acknowledged and dropped. Only the worker a lease was granted to may
+//! extend, complete or fail it.
 //!
 //! Time is always a parameter (`now_ms`, on whatever millisecond clock the
 //! caller uses, below 2^53), never read inside the store, so tests control it
@@ -42,8 +45,9 @@ pub use self::error::{Result, StoreError};
 pub use self::memory::MemoryStore;
 pub use self::redis_store::{RedisStore, keys};
 pub use self::types::{
-    CompleteOutcome, Entrant, LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease, MatchInfo, MatchState,
-    ScheduledMatch, Status, TournamentSpec, WorkerInfo,
+    AttemptEnd, AttemptFailure, CompleteOutcome, DEFAULT_MAX_ATTEMPTS, Entrant, ExpiredLease,
+    LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease, MatchInfo, MatchState, ScheduledMatch, Status,
+    TournamentSpec, WorkerInfo,
 };
 use crate::model::{EntrantId, MatchRecord, Pairing};
 
@@ -138,34 +142,47 @@ impl Store {
 
     // Queue and leases.
 
-    /// Leases a queued match to `worker` until `now_ms + ttl_ms`, or `None`
-    /// if the queue is empty. Takes the oldest queued match, except that
-    /// among the first [`LEASE_PREFERENCE_WINDOW`] it prefers the first one
-    /// whose entrants are all in `cached`, sparing the worker a build.
+    /// Leases a queued match to `worker` under `lease_id` (the caller makes
+    /// it unique and unguessable; [`StoreError::DuplicateLease`] if a current
+    /// lease has it) until
+    /// `now_ms + ttl_ms`, or `None` if the queue is empty. Takes the oldest
+    /// queued match, except that among the first [`LEASE_PREFERENCE_WINDOW`]
+    /// it prefers the first one whose entrants are all in `cached`, sparing
+    /// the worker a build.
     pub async fn lease(
         &self,
         worker: &str,
+        lease_id: &str,
         now_ms: u64,
         ttl_ms: u64,
         cached: &[EntrantId],
         environment: &str,
     ) -> Result<Option<Lease>> {
-        dispatch!(self.lease(worker, now_ms, ttl_ms, cached, environment))
+        dispatch!(self.lease(worker, lease_id, now_ms, ttl_ms, cached, environment))
     }
 
     /// Moves a lease's expiry to `now_ms + ttl_ms`. `false` (and no change)
     /// if the lease is not its match's current one, the match is done, the
-    /// tournament is cancelled, or the lease has already run out.
-    pub async fn extend(&self, lease_id: &str, now_ms: u64, ttl_ms: u64) -> Result<bool> {
-        dispatch!(self.extend(lease_id, now_ms, ttl_ms))
+    /// tournament is cancelled, or the lease has already run out;
+    /// [`StoreError::NotLeaseHolder`] if it is current but `worker` is not
+    /// the one it was granted to.
+    pub async fn extend(
+        &self,
+        worker: &str,
+        lease_id: &str,
+        now_ms: u64,
+        ttl_ms: u64,
+    ) -> Result<bool> {
+        dispatch!(self.extend(worker, lease_id, now_ms, ttl_ms))
     }
 
-    /// Ends every lease with `expires_at_ms <= now_ms` and puts its match
-    /// back at the front of the queue with the next attempt number, earliest
-    /// expiry first. Returns the requeued match ids in that order. (Matches
-    /// of cancelled tournaments are dropped instead and not listed.)
-    pub async fn expire(&self, now_ms: u64) -> Result<Vec<String>> {
-        dispatch!(self.expire(now_ms))
+    /// Ends every lease with `expires_at_ms <= now_ms`, earliest expiry
+    /// first, as [`Store::fail`] ends an attempt (with the reason
+    /// [`LEASE_EXPIRED`]): requeued at the front, set aside as stuck after
+    /// `max_attempts` failures in a row, or dropped if the tournament was
+    /// cancelled. Returns every lease it ended, in that order.
+    pub async fn expire(&self, now_ms: u64, max_attempts: u32) -> Result<Vec<ExpiredLease>> {
+        dispatch!(self.expire(now_ms, max_attempts))
     }
 
     /// Who plays a match, in seat order, on which map; `None` for an
@@ -192,23 +209,47 @@ impl Store {
     /// replay, if any) is stored, the match is done and the lease ends. A
     /// report for a finished match is a `Duplicate`, one under an outdated
     /// lease a `StaleLease`; both change nothing. `record.match_id` must be
-    /// `match_id` ([`StoreError::MismatchedRecord`]).
+    /// `match_id` ([`StoreError::MismatchedRecord`]), and a current lease
+    /// may only be reported on by its own worker
+    /// ([`StoreError::NotLeaseHolder`]).
     pub async fn complete(
         &self,
+        worker: &str,
         match_id: &str,
         lease_id: &str,
         record: MatchRecord,
         replay: Option<Vec<u8>>,
     ) -> Result<CompleteOutcome> {
-        dispatch!(self.complete(match_id, lease_id, record, replay))
+        dispatch!(self.complete(worker, match_id, lease_id, record, replay))
     }
 
     /// Ends the current lease after an infrastructure failure (not the bots'
-    /// fault) and puts the match back at the front of the queue with the
-    /// next attempt number, recording `reason`. `false` (and no change) if
-    /// `lease_id` is not the match's current lease.
-    pub async fn fail(&self, match_id: &str, lease_id: &str, reason: &str) -> Result<bool> {
-        dispatch!(self.fail(match_id, lease_id, reason))
+    /// fault), recording `reason` among the match's failures. The match goes
+    /// back to the front of the queue with the next attempt number, unless
+    /// this was its `max_attempts`-th failure in a row (then it is
+    /// [`MatchState::Stuck`]) or its tournament was cancelled (dropped).
+    /// `None` (and no change) if `lease_id` is not the match's current
+    /// lease; [`StoreError::NotLeaseHolder`] if it is but `worker` does not
+    /// hold it.
+    pub async fn fail(
+        &self,
+        worker: &str,
+        match_id: &str,
+        lease_id: &str,
+        reason: &str,
+        max_attempts: u32,
+    ) -> Result<Option<AttemptEnd>> {
+        dispatch!(self.fail(worker, match_id, lease_id, reason, max_attempts))
+    }
+
+    /// Puts a stuck match back at the front of the queue with the next
+    /// attempt number and a fresh allowance of attempts; its failures stay
+    /// on record. `false` (and no change) if the match is not stuck;
+    /// [`StoreError::UnknownMatch`] if there is no such match and
+    /// [`StoreError::Cancelled`] if its tournament was cancelled (its stuck
+    /// matches stay stuck).
+    pub async fn requeue(&self, match_id: &str) -> Result<bool> {
+        dispatch!(self.requeue(match_id))
     }
 
     // Results.
@@ -258,10 +299,34 @@ impl Store {
         dispatch!(self.worker(id))
     }
 
+    /// When a registered worker was last heard from; `None` if it never
+    /// registered.
+    pub async fn worker_seen(&self, id: &str) -> Result<Option<u64>> {
+        dispatch!(self.worker_seen(id))
+    }
+
     /// Workers heard from within `alive_within_ms` before `now_ms`
     /// (inclusive), sorted by id.
     pub async fn workers(&self, now_ms: u64, alive_within_ms: u64) -> Result<Vec<WorkerInfo>> {
         dispatch!(self.workers(now_ms, alive_within_ms))
+    }
+
+    /// Records how one of a worker's leases ended (`failed`: without a
+    /// result, by failure or expiry) and returns how many of its last
+    /// `window` leases failed, this one included.
+    pub async fn record_lease_end(&self, worker: &str, failed: bool, window: u32) -> Result<u32> {
+        dispatch!(self.record_lease_end(worker, failed, window))
+    }
+
+    /// Quarantines a worker (it gets no new leases) or releases it, which
+    /// also forgets its recent lease endings so it starts afresh.
+    pub async fn set_quarantined(&self, worker: &str, quarantined: bool) -> Result<()> {
+        dispatch!(self.set_quarantined(worker, quarantined))
+    }
+
+    /// Every quarantined worker id, sorted.
+    pub async fn quarantined(&self) -> Result<Vec<String>> {
+        dispatch!(self.quarantined())
     }
 
     // Submissions.

@@ -69,8 +69,12 @@ pub struct ScheduledMatch {
 /// extended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lease {
-    /// Unique per lease, never reused; results must quote it.
+    /// Unique per lease and unguessable (chosen by the coordinator, 128
+    /// random bits); results, heartbeats and failures must quote it, and only
+    /// the worker it was granted to may.
     pub lease_id: String,
+    /// The worker it was granted to.
+    pub worker: String,
     /// The match to play.
     pub match_id: String,
     /// The tournament the match belongs to.
@@ -114,6 +118,9 @@ pub struct Status {
     pub done: usize,
     /// Dropped unplayed because the tournament was cancelled.
     pub dropped: usize,
+    /// Set aside after too many failed attempts: neither queued nor a
+    /// result, until an organiser requeues them.
+    pub stuck: usize,
     /// Rounds scheduled so far; also the number of the next round to schedule.
     pub rounds_scheduled: u32,
     /// Whether the tournament has been cancelled.
@@ -142,6 +149,9 @@ pub enum MatchState {
     /// Never played: the tournament was cancelled while it was queued, or its
     /// lease ran out after the cancel.
     Dropped,
+    /// Its attempts failed [`Store::fail`](super::Store::fail)'s cap times in
+    /// a row: out of the queue, no result, until an organiser requeues it.
+    Stuck,
 }
 
 /// One match of a tournament, for operators and the status page.
@@ -160,12 +170,51 @@ pub struct MatchInfo {
     /// Why the previous attempt ended without a result (a failure reason
     /// from [`Store::fail`](super::Store::fail), or "lease expired").
     pub last_error: Option<String>,
+    /// Every attempt that ended without a result, oldest first.
+    pub failures: Vec<AttemptFailure>,
 }
+
+/// One attempt of a match that ended without a result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AttemptFailure {
+    /// Which attempt (1-based).
+    pub attempt: u32,
+    /// The worker that held its lease.
+    pub worker: String,
+    /// The worker's failure reason, or [`LEASE_EXPIRED`].
+    pub reason: String,
+}
+
+/// What ending an attempt without a result did to its match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AttemptEnd {
+    /// Back at the front of the queue for its next attempt.
+    Requeued,
+    /// That was its last allowed attempt: set aside as [`MatchState::Stuck`].
+    Stuck,
+    /// Its tournament was cancelled: dropped unplayed.
+    Dropped,
+}
+
+/// A lease that ran out, as [`Store::expire`](super::Store::expire) ended it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpiredLease {
+    /// The match it was for.
+    pub match_id: String,
+    /// The worker that held it.
+    pub worker: String,
+    /// What became of the match.
+    pub end: AttemptEnd,
+}
+
+/// How many attempts of a match may fail in a row (infrastructure failures
+/// and expired leases) before it is set aside as stuck.
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 3;
 
 /// A worker as it registered, with the entrants it has built so far.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkerInfo {
-    /// Unique worker id; lease ids embed it.
+    /// Unique worker id; every lease is bound to the worker it was granted to.
     pub id: String,
     /// Cores it offers to matches.
     pub cores: u32,

@@ -29,8 +29,8 @@ pub const QUEUE: &str = "arena:queue";
 pub const LEASES: &str = "arena:leases";
 /// HASH current lease id → match id.
 pub const LEASE_MATCH: &str = "arena:lease_match";
-/// STRING counter that lease ids are numbered from.
-pub const LEASE_SEQ: &str = "arena:lease_seq";
+/// SET of quarantined worker ids: they get no new leases.
+pub const QUARANTINED: &str = "arena:quarantined";
 /// HASH match id → tournament id.
 pub const MATCH_TOURNAMENT: &str = "arena:match_tournament";
 /// HASH match id → round.
@@ -40,7 +40,7 @@ pub const MATCH_PAIRING: &str = "arena:match_pairing";
 /// HASH match id → JSON array of the seats' entrant ids (read by the lease
 /// script, which has no use for the rest of the pairing).
 pub const MATCH_SEATS: &str = "arena:match_seats";
-/// HASH match id → `queued` | `leased` | `done` | `dropped`.
+/// HASH match id → `queued` | `leased` | `done` | `dropped` | `stuck`.
 pub const MATCH_STATE: &str = "arena:match_state";
 /// HASH match id → attempt number of the current or next lease.
 pub const MATCH_ATTEMPT: &str = "arena:match_attempt";
@@ -48,8 +48,12 @@ pub const MATCH_ATTEMPT: &str = "arena:match_attempt";
 pub const MATCH_LEASE: &str = "arena:match_lease";
 /// HASH match id → worker holding the current lease (only while leased).
 pub const MATCH_WORKER: &str = "arena:match_worker";
-/// HASH match id → why the last attempt ended without a result.
-pub const MATCH_ERROR: &str = "arena:match_error";
+/// HASH match id → JSON array of every attempt that ended without a
+/// result (`AttemptFailure`s, oldest first).
+pub const MATCH_FAILURES: &str = "arena:match_failures";
+/// HASH match id → attempts failed in a row since it was scheduled or last
+/// requeued by an organiser.
+pub const MATCH_STRIKES: &str = "arena:match_strikes";
 /// HASH match id → accepted `MatchRecord` JSON.
 pub const RESULTS: &str = "arena:results";
 /// HASH worker id → `WorkerInfo` JSON (its `cached` field left empty).
@@ -71,6 +75,8 @@ const BYES: &str = "arena:byes:";
 const REPLAY: &str = "arena:replay:";
 /// Prefix of [`submission`].
 const SUBMISSION: &str = "arena:submission:";
+/// Prefix of [`lease_ends`].
+const LEASE_ENDS: &str = "arena:lease_ends:";
 
 /// STRING: a tournament's `TournamentSpec` JSON as created (its
 /// `cancelled` flag is [`CANCELLED`]'s business).
@@ -103,6 +109,12 @@ pub fn submission(hash: &str) -> String {
     format!("{SUBMISSION}{hash}")
 }
 
+/// LIST: how a worker's most recent leases ended, newest first (`1`:
+/// without a result, `0`: with one), trimmed to the quarantine window.
+pub fn lease_ends(worker: &str) -> String {
+    format!("{LEASE_ENDS}{worker}")
+}
+
 /// Every key pattern, as `docs/redis-keys.md` writes it.
 pub const PATTERNS: &[&str] = &[
     TOURNAMENTS,
@@ -111,7 +123,7 @@ pub const PATTERNS: &[&str] = &[
     QUEUE,
     LEASES,
     LEASE_MATCH,
-    LEASE_SEQ,
+    QUARANTINED,
     MATCH_TOURNAMENT,
     MATCH_ROUND,
     MATCH_PAIRING,
@@ -120,7 +132,8 @@ pub const PATTERNS: &[&str] = &[
     MATCH_ATTEMPT,
     MATCH_LEASE,
     MATCH_WORKER,
-    MATCH_ERROR,
+    MATCH_FAILURES,
+    MATCH_STRIKES,
     RESULTS,
     WORKERS,
     WORKER_CACHED,
@@ -131,6 +144,7 @@ pub const PATTERNS: &[&str] = &[
     "arena:byes:{tournament}",
     "arena:replay:{match}",
     "arena:submission:{sha256}",
+    "arena:lease_ends:{worker}",
 ];
 
 #[cfg(test)]
@@ -148,6 +162,7 @@ mod tests {
             (byes("{tournament}"), BYES),
             (replay("{match}"), REPLAY),
             (submission("{sha256}"), SUBMISSION),
+            (lease_ends("{worker}"), LEASE_ENDS),
         ]
     }
 

@@ -11,15 +11,18 @@
 
 pub mod keys;
 mod reads;
+mod retry;
 mod scripts;
 
+use redis::AsyncCommands;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
+use self::retry::Retrying;
 use self::scripts::SCRIPTS;
 use super::error::{Result, StoreError, from_json, to_json};
 use super::types::{
-    CompleteOutcome, LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease, ScheduledMatch, TournamentSpec,
-    WorkerInfo,
+    AttemptEnd, CompleteOutcome, ExpiredLease, LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease,
+    ScheduledMatch, TournamentSpec, WorkerInfo,
 };
 use super::{check_record, check_submission_hash, expiry};
 use crate::model::{EntrantId, MatchRecord};
@@ -59,8 +62,10 @@ impl RedisStore {
         Self { conn }
     }
 
-    fn conn(&self) -> ConnectionManager {
-        self.conn.clone()
+    /// The connection for one operation; its commands are retried once if
+    /// the connection fails (see `retry`).
+    fn conn(&self) -> Retrying {
+        Retrying(self.conn.clone())
     }
 
     /// See [`Store::create_tournament`](crate::store::Store::create_tournament).
@@ -163,13 +168,14 @@ impl RedisStore {
     pub async fn lease(
         &self,
         worker: &str,
+        lease_id: &str,
         now_ms: u64,
         ttl_ms: u64,
         cached: &[EntrantId],
         environment: &str,
     ) -> Result<Option<Lease>> {
         let expires_at_ms = expiry(now_ms, ttl_ms);
-        let reply: Option<Vec<Option<String>>> = SCRIPTS
+        let reply: std::result::Result<Option<Vec<Option<String>>>, redis::RedisError> = SCRIPTS
             .lease
             .key(keys::QUEUE)
             .key(keys::MATCH_SEATS)
@@ -179,18 +185,24 @@ impl RedisStore {
             .key(keys::MATCH_WORKER)
             .key(keys::LEASE_MATCH)
             .key(keys::LEASES)
-            .key(keys::LEASE_SEQ)
             .key(keys::MATCH_TOURNAMENT)
             .key(keys::MATCH_ROUND)
             .key(keys::MATCH_PAIRING)
             .key(keys::TOURNAMENT_ENV)
             .arg(worker)
+            .arg(lease_id)
             .arg(expires_at_ms)
             .arg(LEASE_PREFERENCE_WINDOW)
             .arg(environment)
             .arg(cached)
             .invoke_async(&mut self.conn())
-            .await?;
+            .await;
+        let reply = match reply {
+            Err(e) if e.code() == Some("ARENA_DUPLICATE_LEASE") => {
+                return Err(StoreError::DuplicateLease(lease_id.to_owned()));
+            }
+            reply => reply?,
+        };
         let Some(reply) = reply else {
             return Ok(None);
         };
@@ -202,6 +214,7 @@ impl RedisStore {
         let what = |field: &str| format!("{field} of match {match_id}");
         Ok(Some(Lease {
             lease_id: present(lease_id, "lease id")?,
+            worker: worker.to_owned(),
             tournament: present(tournament, &what("tournament"))?,
             round: parse(&present(round, &what("round"))?, &what("round"))?,
             pairing: from_json(&present(pairing, &what("pairing"))?, what("pairing"))?,
@@ -212,7 +225,13 @@ impl RedisStore {
     }
 
     /// See [`Store::extend`](crate::store::Store::extend).
-    pub async fn extend(&self, lease_id: &str, now_ms: u64, ttl_ms: u64) -> Result<bool> {
+    pub async fn extend(
+        &self,
+        worker: &str,
+        lease_id: &str,
+        now_ms: u64,
+        ttl_ms: u64,
+    ) -> Result<bool> {
         let extended: i64 = SCRIPTS
             .extend
             .key(keys::LEASE_MATCH)
@@ -221,17 +240,23 @@ impl RedisStore {
             .key(keys::MATCH_TOURNAMENT)
             .key(keys::CANCELLED)
             .key(keys::LEASES)
+            .key(keys::MATCH_WORKER)
             .arg(lease_id)
             .arg(now_ms)
             .arg(expiry(now_ms, ttl_ms))
+            .arg(worker)
             .invoke_async(&mut self.conn())
             .await?;
-        Ok(extended == 1)
+        match extended {
+            1 => Ok(true),
+            -1 => Err(not_holder(lease_id, worker)),
+            _ => Ok(false),
+        }
     }
 
     /// See [`Store::expire`](crate::store::Store::expire).
-    pub async fn expire(&self, now_ms: u64) -> Result<Vec<String>> {
-        Ok(SCRIPTS
+    pub async fn expire(&self, now_ms: u64, max_attempts: u32) -> Result<Vec<ExpiredLease>> {
+        let flat: Vec<String> = SCRIPTS
             .expire
             .key(keys::LEASES)
             .key(keys::LEASE_MATCH)
@@ -242,16 +267,44 @@ impl RedisStore {
             .key(keys::MATCH_TOURNAMENT)
             .key(keys::CANCELLED)
             .key(keys::QUEUE)
-            .key(keys::MATCH_ERROR)
+            .key(keys::MATCH_FAILURES)
+            .key(keys::MATCH_STRIKES)
             .arg(now_ms)
             .arg(LEASE_EXPIRED)
+            .arg(max_attempts)
             .invoke_async(&mut self.conn())
-            .await?)
+            .await?;
+        if !flat.len().is_multiple_of(3) {
+            return Err(StoreError::Corrupt(format!(
+                "expire script returned {} values",
+                flat.len()
+            )));
+        }
+        flat.chunks_exact(3)
+            .map(|ended| {
+                let end = match ended[2].as_str() {
+                    "requeued" => AttemptEnd::Requeued,
+                    "stuck" => AttemptEnd::Stuck,
+                    "dropped" => AttemptEnd::Dropped,
+                    other => {
+                        return Err(StoreError::Corrupt(format!(
+                            "expire script ended a lease as {other:?}"
+                        )));
+                    }
+                };
+                Ok(ExpiredLease {
+                    match_id: ended[0].clone(),
+                    worker: ended[1].clone(),
+                    end,
+                })
+            })
+            .collect()
     }
 
     /// See [`Store::complete`](crate::store::Store::complete).
     pub async fn complete(
         &self,
+        worker: &str,
         match_id: &str,
         lease_id: &str,
         record: MatchRecord,
@@ -274,6 +327,7 @@ impl RedisStore {
             .arg(json)
             .arg(if replay.is_some() { "1" } else { "0" })
             .arg(replay.unwrap_or_default())
+            .arg(worker)
             .invoke_async(&mut self.conn())
             .await?;
         match outcome {
@@ -281,6 +335,7 @@ impl RedisStore {
             1 => Ok(CompleteOutcome::Duplicate),
             2 => Ok(CompleteOutcome::StaleLease),
             3 => Ok(CompleteOutcome::Unknown),
+            4 => Err(not_holder(lease_id, worker)),
             other => Err(StoreError::Corrupt(format!(
                 "complete script returned {other}"
             ))),
@@ -288,7 +343,14 @@ impl RedisStore {
     }
 
     /// See [`Store::fail`](crate::store::Store::fail).
-    pub async fn fail(&self, match_id: &str, lease_id: &str, reason: &str) -> Result<bool> {
+    pub async fn fail(
+        &self,
+        worker: &str,
+        match_id: &str,
+        lease_id: &str,
+        reason: &str,
+        max_attempts: u32,
+    ) -> Result<Option<AttemptEnd>> {
         let ended: i64 = SCRIPTS
             .fail
             .key(keys::MATCH_STATE)
@@ -300,13 +362,78 @@ impl RedisStore {
             .key(keys::MATCH_TOURNAMENT)
             .key(keys::CANCELLED)
             .key(keys::QUEUE)
-            .key(keys::MATCH_ERROR)
+            .key(keys::MATCH_FAILURES)
+            .key(keys::MATCH_STRIKES)
             .arg(match_id)
             .arg(lease_id)
             .arg(reason)
+            .arg(worker)
+            .arg(max_attempts)
             .invoke_async(&mut self.conn())
             .await?;
-        Ok(ended == 1)
+        match ended {
+            0 => Ok(None),
+            -1 => Err(not_holder(lease_id, worker)),
+            1 => Ok(Some(AttemptEnd::Requeued)),
+            2 => Ok(Some(AttemptEnd::Stuck)),
+            3 => Ok(Some(AttemptEnd::Dropped)),
+            other => Err(StoreError::Corrupt(format!("fail script returned {other}"))),
+        }
+    }
+
+    /// See [`Store::requeue`](crate::store::Store::requeue).
+    pub async fn requeue(&self, match_id: &str) -> Result<bool> {
+        let requeued: i64 = SCRIPTS
+            .requeue
+            .key(keys::MATCH_TOURNAMENT)
+            .key(keys::MATCH_STATE)
+            .key(keys::MATCH_ATTEMPT)
+            .key(keys::MATCH_STRIKES)
+            .key(keys::CANCELLED)
+            .key(keys::QUEUE)
+            .arg(match_id)
+            .invoke_async(&mut self.conn())
+            .await?;
+        match requeued {
+            1 => Ok(true),
+            0 => Ok(false),
+            -1 => Err(StoreError::UnknownMatch(match_id.to_owned())),
+            -2 => {
+                let tournament: Option<String> =
+                    self.conn().hget(keys::MATCH_TOURNAMENT, match_id).await?;
+                Err(StoreError::Cancelled(tournament.unwrap_or_default()))
+            }
+            other => Err(StoreError::Corrupt(format!(
+                "requeue script returned {other}"
+            ))),
+        }
+    }
+
+    /// See [`Store::record_lease_end`](crate::store::Store::record_lease_end).
+    pub async fn record_lease_end(&self, worker: &str, failed: bool, window: u32) -> Result<u32> {
+        Ok(SCRIPTS
+            .lease_end
+            .key(keys::lease_ends(worker))
+            .arg(if failed { "1" } else { "0" })
+            .arg(window)
+            .invoke_async(&mut self.conn())
+            .await?)
+    }
+
+    /// See [`Store::set_quarantined`](crate::store::Store::set_quarantined).
+    pub async fn set_quarantined(&self, worker: &str, quarantined: bool) -> Result<()> {
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        if quarantined {
+            pipe.sadd(keys::QUARANTINED, worker).ignore();
+        } else {
+            pipe.srem(keys::QUARANTINED, worker)
+                .ignore()
+                .del(keys::lease_ends(worker))
+                .ignore();
+        }
+        let () = pipe.query_async(&mut self.conn()).await?;
+        Ok(())
     }
 
     /// See [`Store::register_worker`](crate::store::Store::register_worker).
@@ -363,6 +490,14 @@ impl RedisStore {
             .query_async(&mut self.conn())
             .await?;
         Ok(())
+    }
+}
+
+/// The refusal of a lease call from a worker the lease was not granted to.
+fn not_holder(lease_id: &str, worker: &str) -> StoreError {
+    StoreError::NotLeaseHolder {
+        lease_id: lease_id.to_owned(),
+        worker: worker.to_owned(),
     }
 }
 

@@ -9,7 +9,9 @@ use redis::{AsyncCommands, FromRedisValue};
 use super::{RedisStore, keys, present};
 use crate::model::{EntrantId, MatchRecord, Pairing};
 use crate::store::error::{Result, StoreError, from_json};
-use crate::store::types::{MatchInfo, MatchState, Status, TournamentSpec, WorkerInfo};
+use crate::store::types::{
+    AttemptFailure, MatchInfo, MatchState, Status, TournamentSpec, WorkerInfo,
+};
 
 impl RedisStore {
     /// See [`Store::tournament`](crate::store::Store::tournament).
@@ -133,6 +135,7 @@ impl RedisStore {
                 Some("leased") => status.leased += 1,
                 Some("done") => status.done += 1,
                 Some("dropped") => status.dropped += 1,
+                Some("stuck") => status.stuck += 1,
                 other => {
                     return Err(StoreError::Corrupt(format!(
                         "match {id} is in state {other:?}"
@@ -161,7 +164,7 @@ impl RedisStore {
             .add_command(hmget(keys::MATCH_STATE))
             .add_command(hmget(keys::MATCH_ATTEMPT))
             .add_command(hmget(keys::MATCH_WORKER))
-            .add_command(hmget(keys::MATCH_ERROR))
+            .add_command(hmget(keys::MATCH_FAILURES))
             .add_command(hmget(keys::RESULTS))
             .query_async(&mut self.conn())
             .await?;
@@ -196,6 +199,7 @@ impl RedisStore {
                     }
                 }
                 Some("dropped") => MatchState::Dropped,
+                Some("stuck") => MatchState::Stuck,
                 other => {
                     return Err(StoreError::Corrupt(format!(
                         "match {id} is in state {other:?}"
@@ -206,12 +210,17 @@ impl RedisStore {
                 present(pairings[i].as_deref(), &what("pairing"))?,
                 what("pairing"),
             )?;
+            let failures: Vec<AttemptFailure> = match errors[i].as_deref() {
+                Some(json) => from_json(json, what("failures"))?,
+                None => Vec::new(),
+            };
             infos.push(MatchInfo {
                 round: present(rounds[i], &what("round"))?,
                 pairing,
                 state,
                 attempt,
-                last_error: errors[i].clone(),
+                last_error: failures.last().map(|f| f.reason.clone()),
+                failures,
                 match_id: id,
             });
         }
@@ -260,6 +269,27 @@ impl RedisStore {
             .collect()
     }
 
+    /// See [`Store::worker_seen`](crate::store::Store::worker_seen).
+    pub async fn worker_seen(&self, id: &str) -> Result<Option<u64>> {
+        let (registered, seen): (bool, Option<f64>) = redis::pipe()
+            .atomic()
+            .hexists(keys::WORKERS, id)
+            .zscore(keys::WORKER_SEEN, id)
+            .query_async(&mut self.conn())
+            .await?;
+        // Scores are integers below 2^53 that Redis stores as doubles.
+        Ok(seen
+            .filter(|at| registered && at.is_finite() && *at >= 0.0)
+            .map(|at| at as u64))
+    }
+
+    /// See [`Store::quarantined`](crate::store::Store::quarantined).
+    pub async fn quarantined(&self) -> Result<Vec<String>> {
+        let mut ids: Vec<String> = self.conn().smembers(keys::QUARANTINED).await?;
+        ids.sort();
+        Ok(ids)
+    }
+
     /// See [`Store::get_submission`](crate::store::Store::get_submission).
     pub async fn get_submission(&self, hash: &str) -> Result<Option<Vec<u8>>> {
         Ok(self.conn().get(keys::submission(hash)).await?)
@@ -301,7 +331,7 @@ impl RedisStore {
 }
 
 /// The per-match hashes `matches` reads, one column each, in the order it
-/// asks for them: round, pairing, state, attempt, worker, error, record.
+/// asks for them: round, pairing, state, attempt, worker, failures, record.
 type Columns = (
     Vec<Option<u32>>,
     Vec<Option<String>>,

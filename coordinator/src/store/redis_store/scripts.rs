@@ -6,6 +6,10 @@
 //! Every script that changes state checks all of its conditions before its
 //! first write: Redis does not roll a script back when it errors halfway, so
 //! "validate, then mutate" is what makes each one all-or-nothing.
+//!
+//! `lua/end_attempt.lua` is not a script of its own: it defines the one
+//! function that ends an attempt, and is prepended to the two scripts that
+//! end attempts (`fail`, `expire`), so both apply the same rules.
 
 use std::sync::LazyLock;
 
@@ -32,6 +36,10 @@ pub(super) struct Scripts {
     pub fail: Script,
     /// `lua/heartbeat.lua`.
     pub heartbeat: Script,
+    /// `lua/requeue.lua`.
+    pub requeue: Script,
+    /// `lua/lease_end.lua`.
+    pub lease_end: Script,
 }
 
 /// The scripts, hashed on first use.
@@ -41,8 +49,16 @@ pub(super) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
     cancel: Script::new(include_str!("lua/cancel.lua")),
     lease: Script::new(include_str!("lua/lease.lua")),
     extend: Script::new(include_str!("lua/extend.lua")),
-    expire: Script::new(include_str!("lua/expire.lua")),
+    expire: Script::new(concat!(
+        include_str!("lua/end_attempt.lua"),
+        include_str!("lua/expire.lua")
+    )),
     complete: Script::new(include_str!("lua/complete.lua")),
-    fail: Script::new(include_str!("lua/fail.lua")),
+    fail: Script::new(concat!(
+        include_str!("lua/end_attempt.lua"),
+        include_str!("lua/fail.lua")
+    )),
     heartbeat: Script::new(include_str!("lua/heartbeat.lua")),
+    requeue: Script::new(include_str!("lua/requeue.lua")),
+    lease_end: Script::new(include_str!("lua/lease_end.lua")),
 });

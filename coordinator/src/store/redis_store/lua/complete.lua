@@ -1,6 +1,7 @@
 -- Records a match's result if it is the first valid one: the match is not
 -- done and the reporting lease is its current one. Repeats of an accepted
 -- report, and reports under a lease that expired or failed, change nothing.
+-- A current lease may only be reported on by the worker it was granted to.
 --
 -- KEYS[1]: arena:match_tournament  HASH match -> tournament (existence)
 -- KEYS[2]: arena:match_state       HASH match -> state
@@ -15,8 +16,10 @@
 -- ARGV[3]: MatchRecord JSON
 -- ARGV[4]: "1" if ARGV[5] holds a replay, "0" if there is none
 -- ARGV[5]: replay bytes (empty when ARGV[4] is "0")
+-- ARGV[6]: the reporting worker
 -- Returns: 0 accepted, 1 duplicate (already done), 2 stale lease,
---          3 unknown match. Only 0 wrote anything.
+--          3 unknown match, 4 current lease held by another worker. Only 0
+--          wrote anything.
 
 local match, lease = ARGV[1], ARGV[2]
 
@@ -30,6 +33,9 @@ if state == 'done' then
 end
 if state ~= 'leased' or redis.call('HGET', KEYS[3], match) ~= lease then
     return 2
+end
+if redis.call('HGET', KEYS[4], match) ~= ARGV[6] then
+    return 4
 end
 
 -- Mutate.

@@ -1,8 +1,8 @@
--- Ends every lease whose expiry is <= now. Each one's match goes back to
--- the front of the queue with the next attempt number, the earliest expiry
--- first; a match of a cancelled tournament is dropped instead. A lease
--- entry that no longer belongs to a leased match (which the other scripts
--- never leave behind) is only removed.
+-- Ends every lease whose expiry is <= now, earliest expiry first, as
+-- end_attempt says; requeued matches go back to the front of the queue with
+-- the earliest expiry at the very front. A lease entry that no longer
+-- belongs to a leased match (which the other scripts never leave behind) is
+-- only removed.
 --
 -- KEYS[1]:  arena:leases            ZSET lease id scored by expiry (ms)
 -- KEYS[2]:  arena:lease_match       HASH lease id -> match
@@ -13,49 +13,53 @@
 -- KEYS[7]:  arena:match_tournament  HASH match -> tournament
 -- KEYS[8]:  arena:cancelled         SET of cancelled tournament ids
 -- KEYS[9]:  arena:queue             LIST of queued match ids
--- KEYS[10]: arena:match_error       HASH match -> last failure reason
+-- KEYS[10]: arena:match_failures    HASH match -> JSON array of failures
+-- KEYS[11]: arena:match_strikes     HASH match -> failures in a row
 -- ARGV[1]: now (ms)
 -- ARGV[2]: the reason to record ("lease expired")
--- Returns: the requeued match ids, earliest expiry first.
+-- ARGV[3]: how many failures in a row make a match stuck
+-- Returns: a flat array, three entries per ended lease in expiry order:
+--   match id, worker, 'requeued' | 'stuck' | 'dropped'.
 
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local keys = {
+    state = KEYS[5], attempt = KEYS[6], failures = KEYS[10], strikes = KEYS[11],
+    tournament = KEYS[7], cancelled = KEYS[8],
+}
 
--- Validate: decide each lease's fate before touching anything.
--- fate: 'requeue', 'drop' (tournament cancelled) or 'forget' (dangling)
+-- Validate: find each lease's match and holder before touching anything.
 local plan = {}
 for _, lease in ipairs(due) do
     local match = redis.call('HGET', KEYS[2], lease)
-    local fate = 'forget'
+    local worker = false
     if match and redis.call('HGET', KEYS[3], match) == lease
         and redis.call('HGET', KEYS[5], match) == 'leased' then
-        local tournament = redis.call('HGET', KEYS[7], match)
-        if tournament and redis.call('SISMEMBER', KEYS[8], tournament) == 0 then
-            fate = 'requeue'
-        else
-            fate = 'drop'
-        end
+        worker = redis.call('HGET', KEYS[4], match) or ''
     end
-    table.insert(plan, {lease, match, fate})
+    table.insert(plan, {lease, match, worker})
 end
 
--- Mutate, latest expiry first so the earliest ends up at the very front.
+-- Mutate in expiry order; requeued matches are pushed latest first so the
+-- earliest expiry ends up at the very front.
+local ended = {}
 local requeued = {}
-for i = #plan, 1, -1 do
-    local lease, match, fate = plan[i][1], plan[i][2], plan[i][3]
+for _, entry in ipairs(plan) do
+    local lease, match, worker = entry[1], entry[2], entry[3]
     redis.call('ZREM', KEYS[1], lease)
     redis.call('HDEL', KEYS[2], lease)
-    if fate ~= 'forget' then
+    if worker then
         redis.call('HDEL', KEYS[3], match)
         redis.call('HDEL', KEYS[4], match)
-        redis.call('HSET', KEYS[10], match, ARGV[2])
-        if fate == 'requeue' then
-            redis.call('HSET', KEYS[5], match, 'queued')
-            redis.call('HINCRBY', KEYS[6], match, 1)
-            redis.call('LPUSH', KEYS[9], match)
-            table.insert(requeued, 1, match)
-        else
-            redis.call('HSET', KEYS[5], match, 'dropped')
+        local fate = end_attempt(keys, match, worker, ARGV[2], tonumber(ARGV[3]))
+        if fate == 'requeued' then
+            table.insert(requeued, match)
         end
+        table.insert(ended, match)
+        table.insert(ended, worker)
+        table.insert(ended, fate)
     end
 end
-return requeued
+for i = #requeued, 1, -1 do
+    redis.call('LPUSH', KEYS[9], requeued[i])
+end
+return ended
