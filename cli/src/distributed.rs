@@ -15,8 +15,7 @@ use arena_coordinator::store::{MemoryStore, RedisStore, Store};
 use arena_coordinator::tournament_file::TournamentFile;
 use arena_proto::v1::admin_client::AdminClient;
 use arena_proto::v1::{
-    CancelRequest, CreateTournamentRequest, StandingsRequest, StatusRequest,
-    UploadSubmissionRequest,
+    CancelRequest, CreateTournamentRequest, StandingsRequest, StatusRequest, UploadSubmissionChunk,
 };
 use std::sync::Arc;
 
@@ -202,20 +201,71 @@ async fn admin(args: &TournamentArgs) -> anyhow::Result<Admin> {
     Ok(AdminClient::with_interceptor(channel, bearer))
 }
 
+/// Bytes per message of a streamed upload: far below gRPC's 4 MiB message
+/// limit, large enough that per-message overhead does not matter.
+const UPLOAD_CHUNK_BYTES: usize = 256 << 10;
+
+/// Packs `dir` and uploads it in chunks (`Admin.UploadSubmissionChunks`),
+/// so the size limit is [`arena_proto::MAX_SUBMISSION_BYTES`] here as in
+/// `arena run`, not gRPC's message limit.
 async fn upload(client: &mut Admin, name: &str, dir: &Path) -> anyhow::Result<String> {
-    let archive = submission::pack(dir).with_context(|| format!("packing {}", dir.display()))?;
+    let archive = pack(dir)?;
+    upload_archive(client, name, dir, archive).await
+}
+
+/// Uploads `archive`, packed from `dir`, in chunks.
+async fn upload_archive(
+    client: &mut Admin,
+    name: &str,
+    dir: &Path,
+    archive: Vec<u8>,
+) -> anyhow::Result<String> {
+    let name = name.to_owned();
+    let count = archive.len().div_ceil(UPLOAD_CHUNK_BYTES);
+    // Built as they are sent: only the chunk in flight is copied.
+    let chunks = (0..count).map(move |index| {
+        let start = index * UPLOAD_CHUNK_BYTES;
+        let end = archive.len().min(start + UPLOAD_CHUNK_BYTES);
+        UploadSubmissionChunk {
+            // Read from the first chunk only.
+            name: if index == 0 {
+                name.clone()
+            } else {
+                String::new()
+            },
+            data: archive[start..end].to_vec(),
+        }
+    });
     let response = client
-        .upload_submission(UploadSubmissionRequest {
-            name: name.to_owned(),
-            archive,
-        })
+        .upload_submission_chunks(tonic::codegen::tokio_stream::iter(chunks))
         .await
+        .map_err(|status| anyhow::anyhow!("{} ({:?})", status.message(), status.code()))
         .with_context(|| format!("uploading {}", dir.display()))?;
     Ok(response.into_inner().hash)
 }
 
+/// A bot directory as a submission archive, refused here when it is over
+/// the limit every path applies ([`arena_proto::MAX_SUBMISSION_BYTES`]).
+pub fn pack(dir: &Path) -> anyhow::Result<Vec<u8>> {
+    let archive = submission::pack(dir).with_context(|| format!("packing {}", dir.display()))?;
+    let limit = arena_proto::MAX_SUBMISSION_BYTES;
+    if archive.len() as u64 > limit {
+        anyhow::bail!(
+            "{} packs to {} bytes, more than the {limit} bytes (2 GiB) a submission may be",
+            dir.display(),
+            archive.len()
+        );
+    }
+    Ok(archive)
+}
+
 pub fn tournament(args: TournamentArgs) -> anyhow::Result<ExitCode> {
     runtime()?.block_on(async {
+        // A bot that cannot be a submission is refused before connecting.
+        let packed = match &args.command {
+            TournamentCommand::Submit { bot } => Some(pack(bot)?),
+            _ => None,
+        };
         let mut client = admin(&args).await?;
         match &args.command {
             TournamentCommand::Submit { bot } => {
@@ -223,7 +273,11 @@ pub fn tournament(args: TournamentArgs) -> anyhow::Result<ExitCode> {
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                println!("{}", upload(&mut client, &name, bot).await?);
+                let archive = packed.unwrap_or_default();
+                println!(
+                    "{}",
+                    upload_archive(&mut client, &name, bot, archive).await?
+                );
             }
             TournamentCommand::Create { file } => {
                 let mut tournament = TournamentFile::load(file)?;

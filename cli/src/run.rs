@@ -2,10 +2,18 @@
 //! coordinator (embedded store, or Redis with `--redis`) serves gRPC on
 //! loopback; local workers lease and play its matches over that connection,
 //! exactly as remote workers would.
+//!
+//! SIGTERM or SIGINT stops the run and cleans up after it (see
+//! [`stop_after_signal`]): the matches in flight are abandoned (nothing more
+//! is reported), their bots are killed, and the temp directory and the
+//! cgroups of this run are removed before `arena run` exits with 128 + the
+//! signal's number.
 
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
@@ -13,32 +21,201 @@ use arena_coordinator::tournament_file::TournamentFile;
 use arena_coordinator::{grpc::Tokens, server};
 use arena_worker::daemon::{self, WorkerOptions};
 use arena_worker::metrics::WorkerMetrics;
-use arena_worker::submission;
 use indicatif::{ProgressBar, ProgressStyle};
+use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::RunArgs;
 use crate::launch::{self, CommandLauncher};
+
+/// How long the matches abandoned on a signal may take to wind down once
+/// their bots are killed (the referee sees every seat crash at once).
+const WIND_DOWN: Duration = Duration::from_secs(30);
+
+/// Pause between two sweeps for processes of this run to kill while it
+/// winds down: a match may start its next bot (or a build its next step)
+/// after a sweep.
+const SWEEP: Duration = Duration::from_millis(10);
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let file = TournamentFile::load(&args.tournament)?;
     // Launchers fork bots; build them before the async runtime starts threads.
     let launcher = launch::launcher(&args.sandbox, file.seats)?;
     let runtime = crate::distributed::runtime()?;
-    let result = runtime.block_on(async {
+    // Local workers keep their submissions and builds here.
+    let scratch = std::env::temp_dir().join(format!("arena-run-{}", std::process::id()));
+    let outcome = runtime.block_on(async {
         // Dropped before the runtime: it flushes the spans still queued.
         let _telemetry = crate::telemetry::init("arena");
-        tournament(&args, file, &launcher).await
+        // Installed before anything starts, so from here on a signal stops
+        // the run through the clean-up below instead of killing it.
+        let mut terminate = signal(SignalKind::terminate()).context("catching SIGTERM")?;
+        let mut interrupt = signal(SignalKind::interrupt()).context("catching SIGINT")?;
+        tokio::select! {
+            result = tournament(&args, file, &launcher, &scratch) => result.map(Outcome::Finished),
+            _ = terminate.recv() => Ok(Outcome::Stopped(Stop::Terminate)),
+            _ = interrupt.recv() => Ok(Outcome::Stopped(Stop::Interrupt)),
+        }
     });
-    drop(runtime);
+    let result = match outcome {
+        Ok(Outcome::Stopped(stop)) => {
+            stop_after_signal(runtime, stop);
+            Ok(ExitCode::from(stop.exit_status()))
+        }
+        Ok(Outcome::Finished(code)) => {
+            drop(runtime);
+            Ok(code)
+        }
+        Err(e) => {
+            drop(runtime);
+            Err(e)
+        }
+    };
+    remove_scratch(&scratch);
     launcher.finish();
     result
+}
+
+/// How [`tournament`] ended.
+enum Outcome {
+    /// It played to the end (or failed; then `run` returns the error).
+    Finished(ExitCode),
+    /// A signal came first.
+    Stopped(Stop),
+}
+
+/// The signal that stopped the run.
+#[derive(Clone, Copy, Debug)]
+enum Stop {
+    Terminate,
+    Interrupt,
+}
+
+impl Stop {
+    fn name(self) -> &'static str {
+        match self {
+            Stop::Terminate => "SIGTERM",
+            Stop::Interrupt => "SIGINT",
+        }
+    }
+
+    /// 128 + the signal's number, as a shell reports a process it killed.
+    fn exit_status(self) -> u8 {
+        128 + match self {
+            Stop::Terminate => SIGTERM,
+            Stop::Interrupt => SIGINT,
+        }
+    }
+}
+
+// Signal numbers (signal(7); the same on every architecture Linux runs on
+// for these three).
+const SIGINT: u8 = 2;
+const SIGKILL: i32 = 9;
+const SIGTERM: u8 = 15;
+
+unsafe extern "C" {
+    /// kill(2) from the C library the standard library already links.
+    fn kill(pid: i32, signal: i32) -> i32;
+}
+
+/// Abandons everything in flight after a signal. Shutting the runtime down
+/// drops every task: the workers, their match tasks (so no result or
+/// failure is reported: the coordinator's state, in Redis with `--redis`,
+/// keeps those matches leased until their leases expire, as after a worker
+/// crash) and the server. Each match itself plays on a blocking thread that
+/// the runtime waits for; it ends as soon as its bots are gone, so a sweep
+/// kills this process's children (the sandboxed bots, or plain processes
+/// with `--no-sandbox`) until those threads are done. Each match's teardown
+/// then removes its bots' cgroup leaves as usual.
+fn stop_after_signal(runtime: tokio::runtime::Runtime, stop: Stop) {
+    eprintln!(
+        "arena run: {}: stopping; the matches in flight are abandoned",
+        stop.name()
+    );
+    let done = Arc::new(AtomicBool::new(false));
+    let sweeper = {
+        let done = Arc::clone(&done);
+        std::thread::Builder::new()
+            .name("arena-run-stop".to_owned())
+            .spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    kill_children();
+                    std::thread::sleep(SWEEP);
+                }
+            })
+    };
+    let started = Instant::now();
+    runtime.shutdown_timeout(WIND_DOWN);
+    if started.elapsed() >= WIND_DOWN {
+        eprintln!(
+            "arena run: a match did not wind down within {WIND_DOWN:?} of its bots being killed"
+        );
+    }
+    done.store(true, Ordering::Relaxed);
+    match sweeper {
+        Ok(sweeper) => {
+            if sweeper.join().is_err() {
+                eprintln!("arena run: the clean-up thread panicked");
+            }
+        }
+        Err(e) => eprintln!("arena run: cannot start the clean-up thread: {e}"),
+    }
+}
+
+/// SIGKILLs every live child of this process: `/proc/<pid>/stat` names
+/// its parent. Only children are touched, never a process found by name.
+fn kill_children() {
+    let me = std::process::id();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|name| name.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
+        let Some(after_comm) = stat.rfind(')').map(|at| &stat[at + 1..]) else {
+            continue;
+        };
+        let mut fields = after_comm.split_whitespace();
+        let state = fields.next();
+        let parent = fields.next().and_then(|p| p.parse::<u32>().ok());
+        // A zombie is already dead; its reaper (the match's thread) collects it.
+        if parent == Some(me) && state != Some("Z") {
+            // SAFETY: kill(2) takes plain integers. The pid was this
+            // process's child when its stat was read; it could name another
+            // process only if the match's thread reaped it and the kernel
+            // recycled the pid in between, which sequential pid allocation
+            // makes practically impossible.
+            unsafe {
+                kill(pid, SIGKILL);
+            }
+        }
+    }
+}
+
+/// Removes the run's temp directory; a failure is reported, not fatal.
+fn remove_scratch(scratch: &Path) {
+    match std::fs::remove_dir_all(scratch) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => eprintln!("arena run: cannot remove {}: {e}", scratch.display()),
+    }
 }
 
 async fn tournament(
     args: &RunArgs,
     file: TournamentFile,
     launcher: &CommandLauncher,
+    scratch: &Path,
 ) -> anyhow::Result<ExitCode> {
     let store = crate::distributed::open_store(args.redis.as_deref()).await?;
     // Local workers play in this machine's environment; a tournament that
@@ -58,8 +235,8 @@ async fn tournament(
 
     let mut entrants = Vec::with_capacity(file.bots.len());
     for bot in &file.bots {
-        let archive = submission::pack(&bot.path)
-            .with_context(|| format!("packing bot {:?} at {}", bot.name, bot.path.display()))?;
+        let archive =
+            crate::distributed::pack(&bot.path).with_context(|| format!("bot {:?}", bot.name))?;
         let hash = arena_coordinator::submission_id(&archive);
         coordinator.store().put_submission(&hash, archive).await?;
         entrants.push((bot.name.clone(), hash));
@@ -96,7 +273,6 @@ async fn tournament(
         stop_server.clone().cancelled_owned(),
     ));
 
-    let cache_dir = std::env::temp_dir().join(format!("arena-run-{}", std::process::id()));
     let launcher = launcher.shared();
     let stop_workers = CancellationToken::new();
     let mut workers = Vec::new();
@@ -112,7 +288,7 @@ async fn tournament(
             cores: 1,
             memory_mb: 2048,
             environment_id: environment_id.clone(),
-            cache_dir: cache_dir.join(format!("worker-{n}")),
+            cache_dir: scratch.join(format!("worker-{n}")),
             idle_poll: Duration::from_millis(50),
             // Loopback inside one process: nothing to protect.
             tls_ca: None,
@@ -158,7 +334,6 @@ async fn tournament(
     }
     stop_server.cancel();
     server.await??;
-    let _ = std::fs::remove_dir_all(&cache_dir);
 
     let standings = coordinator.standings(&id).await?;
     if args.json {

@@ -117,7 +117,7 @@ fn play_json_prints_the_documented_result_and_replays_verify() {
     let huge = dir.path().join("huge.json");
     std::fs::File::create(&huge)
         .unwrap()
-        .set_len((256 << 20) + 1)
+        .set_len((64 << 20) + 1)
         .unwrap();
     let out = verify(&huge);
     assert_eq!(out.status.code(), Some(1));
@@ -750,4 +750,120 @@ fn a_worker_says_why_it_cannot_reach_its_coordinator() {
         said.contains(&address.to_string()) && said.contains("retrying"),
         "{said}"
     );
+}
+
+/// Removes what is left of cgroup parent `name` in every hierarchy when
+/// dropped (empty leaves, then the parent), so a failing test leaves no
+/// cgroup behind; [`CgroupParent::dirs`] lists where it still exists.
+struct CgroupParent(String);
+
+impl CgroupParent {
+    fn dirs(&self) -> Vec<PathBuf> {
+        let mut hierarchies: Vec<PathBuf> = std::fs::read_dir("/sys/fs/cgroup")
+            .map(|dir| {
+                dir.filter_map(|e| e.ok()?.path().canonicalize().ok())
+                    .filter(|p| p.is_dir())
+                    .collect()
+            })
+            .unwrap_or_default();
+        // A v2-only host has the parent directly under the root.
+        hierarchies.push(PathBuf::from("/sys/fs/cgroup"));
+        hierarchies.sort();
+        hierarchies.dedup();
+        hierarchies
+            .into_iter()
+            .map(|h| h.join(&self.0))
+            .filter(|d| d.is_dir())
+            .collect()
+    }
+}
+
+impl Drop for CgroupParent {
+    fn drop(&mut self) {
+        for parent in self.dirs() {
+            for leaf in std::fs::read_dir(&parent).into_iter().flatten().flatten() {
+                if leaf.path().is_dir()
+                    && let Err(e) = std::fs::remove_dir(leaf.path())
+                {
+                    eprintln!("cannot remove cgroup {}: {e}", leaf.path().display());
+                }
+            }
+            if let Err(e) = std::fs::remove_dir(&parent) {
+                eprintln!("cannot remove cgroup {}: {e}", parent.display());
+            }
+        }
+    }
+}
+
+/// `arena run` of the example tournament, stopped by `signal` once both bots
+/// of a match are running: it exits with 128 + the signal's number and
+/// leaves neither its temp directory nor a cgroup behind.
+fn a_signalled_run_cleans_up(signal: &str, number: i32) {
+    let parent = CgroupParent(format!(
+        "arena-cli-run-{}-{}",
+        signal.to_ascii_lowercase(),
+        std::process::id()
+    ));
+    // The run's temp directory goes under a TMPDIR of the test's own.
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let tournament = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/tournament.toml");
+    let mut run = Reaped(
+        arena()
+            .arg("run")
+            .arg(&tournament)
+            .args(["--cgroup-parent", &parent.0])
+            .arg("--cache-dir")
+            .arg(cache.path())
+            .env("TMPDIR", tmp.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let scratch = tmp.path().join(format!("arena-run-{}", run.0.id()));
+    wait_for("a match's two bots to be running", || {
+        let leaves = leaves(&parent.0);
+        leaves.iter().filter(|l| !procs(l).is_empty()).count() == 2
+    });
+    assert!(
+        scratch.is_dir(),
+        "the run keeps its submissions in {scratch:?}"
+    );
+
+    let sent = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(run.0.id().to_string())
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let mut status = None;
+    wait_for("arena run to exit", || {
+        status = run.0.try_wait().unwrap();
+        status.is_some()
+    });
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut run.0.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(128 + number),
+        "{status:?}\n{stderr}"
+    );
+    assert!(stderr.contains(signal), "{stderr}");
+    assert!(!scratch.exists(), "{scratch:?} is left behind\n{stderr}");
+    assert_eq!(
+        parent.dirs(),
+        Vec::<PathBuf>::new(),
+        "cgroups left behind\n{stderr}"
+    );
+}
+
+#[test]
+fn a_run_stopped_by_sigterm_removes_its_temp_dir_and_cgroups() {
+    a_signalled_run_cleans_up("TERM", 15);
+}
+
+#[test]
+fn a_run_stopped_by_sigint_removes_its_temp_dir_and_cgroups() {
+    a_signalled_run_cleans_up("INT", 2);
 }

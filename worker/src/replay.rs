@@ -8,10 +8,14 @@ pub use arena_engine::replay::{
     VerifyError,
 };
 
-/// The largest replay file read. A 50,000-turn generals replay is a few
-/// MiB; the cap keeps `arena replay` from holding an arbitrary file (and its
-/// parse) in memory.
-pub const MAX_REPLAY_BYTES: u64 = 256 << 20;
+/// The largest replay file read: 64 MiB. The largest a match can write is
+/// under half of that (a 50,000-turn four-seat free-for-all re-planning
+/// with sixteen-rule plans every 8 turns is about 28 MiB; an 8-player classic
+/// game of 50,000 turns about 12 MiB). Parsing holds the file and its parse,
+/// about 5.5 times the file's size, so the cap is also the memory bound:
+/// about 350 MiB at the cap, whatever the size of a larger file (refused
+/// before it is read).
+pub const MAX_REPLAY_BYTES: u64 = 64 << 20;
 
 /// Reading, writing or parsing a replay file failed.
 #[derive(Debug, thiserror::Error)]

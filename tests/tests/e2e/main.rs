@@ -19,4 +19,5 @@ mod drain;
 mod ffa_tournament;
 mod lease_ttl;
 mod round_robin;
+mod upload;
 mod worker_killed;
