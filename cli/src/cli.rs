@@ -251,6 +251,17 @@ pub struct SandboxArgs {
     /// Where builds are cached [default: $XDG_CACHE_HOME/arena/builds or ~/.cache/arena/builds].
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
+    /// Largest artifact one build may leave (the submission plus what
+    /// build.sh writes, by apparent size: sparse files count at their
+    /// length), in MiB; past it the build is stopped and fails.
+    #[arg(long, default_value_t = 1024, value_name = "MIB",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub build_output_mb: u64,
+    /// Largest the build cache may grow, in MiB; past it the least recently
+    /// used builds are removed.
+    #[arg(long, default_value_t = 10240, value_name = "MIB",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub cache_mb: u64,
     /// The cgroup under which every bot's cgroup is made (in each hierarchy).
     #[arg(long, default_value = "arena", value_name = "NAME")]
     pub cgroup_parent: String,
@@ -397,12 +408,33 @@ mod tests {
         assert!(args.sandbox.no_sandbox);
         assert_eq!(args.sandbox.cores, Some(CoreList(vec![1, 2, 4])));
         assert_eq!(args.sandbox.memory_mb, 512);
+        assert_eq!(args.sandbox.build_output_mb, 1024);
+        assert_eq!(args.sandbox.cache_mb, 10240);
         let cli = Cli::try_parse_from(["arena", "build", "bot", "--env-path", "/opt/x"]).unwrap();
         let Command::Build(args) = cli.command else {
             panic!("expected build");
         };
         assert!(!args.sandbox.no_sandbox);
         assert_eq!(args.sandbox.env_paths, vec![PathBuf::from("/opt/x")]);
+        let cli = Cli::try_parse_from([
+            "arena",
+            "worker",
+            "--coordinator",
+            "http://c:1",
+            "--token",
+            "t",
+            "--build-output-mb",
+            "64",
+            "--cache-mb",
+            "512",
+        ])
+        .unwrap();
+        let Command::Worker(args) = cli.command else {
+            panic!("expected worker");
+        };
+        assert_eq!(args.sandbox.build_output_mb, 64);
+        assert_eq!(args.sandbox.cache_mb, 512);
+        assert!(Cli::try_parse_from(["arena", "build", "bot", "--cache-mb", "0"]).is_err());
     }
 
     #[test]

@@ -73,11 +73,10 @@ pub fn launcher(args: &SandboxArgs, seats: usize) -> anyhow::Result<CommandLaunc
     };
     let cores = CoreAllocator::new(&cores, seats)?;
     cores.pin_runner_thread()?;
-    Ok(CommandLauncher::Sandboxed(Arc::new(SandboxLauncher::new(
-        sandbox,
-        cores,
-        cache_dir(args),
-    ))))
+    let launcher = SandboxLauncher::new(sandbox, cores, cache_dir(args))
+        .with_build_output_cap(args.build_output_mb.saturating_mul(1 << 20))
+        .with_cache_cap(args.cache_mb.saturating_mul(1 << 20));
+    Ok(CommandLauncher::Sandboxed(Arc::new(launcher)))
 }
 
 /// Where builds are cached.

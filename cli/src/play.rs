@@ -1,6 +1,7 @@
 //! `arena play`: one match of a registered game between bots or baselines.
 
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -9,7 +10,7 @@ use anyhow::{Context, bail};
 use arena_engine::Rules;
 use arena_engine::registry::{self, LimitOverrides};
 use arena_worker::report::PlayerReport;
-use arena_worker::{MatchReport, RunnerConfig, SeatSpec, play_match};
+use arena_worker::{BotSpec, MatchReport, RunnerConfig, SeatSpec, play_match};
 
 use crate::cli::PlayArgs;
 use crate::launch;
@@ -51,6 +52,17 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         .filter(|s| matches!(s, SeatSpec::Bot(_)))
         .count();
     let launcher = launch::launcher(&args.sandbox, processes)?;
+    for (seat, spec) in seats.iter().enumerate() {
+        if let SeatSpec::Bot(bot) = spec {
+            for program in missing_programs(bot, &launcher) {
+                eprintln!(
+                    "arena: warning: seat {seat} ({}): run.sh starts `{program}`, which the \
+                     environment lacks (not on its PATH); the bot will likely forfeit `exit`",
+                    bot.name
+                );
+            }
+        }
+    }
     let played = play_match(game, seed, &seats, launcher.as_launcher(), &config);
     launcher.finish();
     let output = played.context("the match could not be played")?;
@@ -69,6 +81,33 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         write_summary(&mut stdout, &output.report)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The programs `bot`'s run.sh names as commands that the environment it
+/// will run in does not provide: the sandbox's search path (with its
+/// stand-ins, see `RuntimeEnv::find_program`), or this process's `PATH`
+/// when bots run unconfined. A static scan (`arena_worker::programs`), so
+/// this warns; it never refuses a bot.
+fn missing_programs(bot: &BotSpec, launcher: &launch::CommandLauncher) -> Vec<String> {
+    let Ok(script) = std::fs::read_to_string(bot.dir.join(arena_worker::launcher::RUN_SCRIPT))
+    else {
+        return Vec::new();
+    };
+    let found = |program: &str| match launcher {
+        launch::CommandLauncher::Sandboxed(l) => {
+            l.sandbox().config().env.find_program(program).is_some()
+        }
+        launch::CommandLauncher::Plain(_) => std::env::var_os("PATH").is_some_and(|path| {
+            std::env::split_paths(&path).any(|dir| {
+                std::fs::metadata(dir.join(program))
+                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            })
+        }),
+    };
+    arena_worker::programs::programs_started(&script)
+        .into_iter()
+        .filter(|program| !found(program))
+        .collect()
 }
 
 fn write_logs(dir: &Path, logs: &[Vec<u8>]) -> anyhow::Result<()> {

@@ -31,6 +31,17 @@ pub const HOST_DEFAULT_PATHS: &[&str] = &[
     "/etc/ca-certificates",
 ];
 
+/// Command names the environment documents, each with the program that
+/// stands in for it when the environment has only that one: Debian and
+/// Ubuntu ship `python3` without `python`, and the reference starters (and
+/// many participants) write `exec python -u main.py`.
+pub const COMMAND_ALIASES: &[(&str, &str)] = &[("python", "python3"), ("pip", "pip3")];
+
+/// Where the stand-ins are linked inside the sandbox: a directory of the
+/// sandbox's own root, outside every bound host path (a link cannot be made
+/// inside a read-only bind), searched last so a real program always wins.
+pub const ALIAS_DIR: &str = "/.arena/bin";
+
 /// Where the paths came from; part of the environment's identity.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EnvSource {
@@ -47,7 +58,8 @@ pub struct RuntimeEnv {
     pub bin_dirs: Vec<PathBuf>,
     /// Symlinks made inside as (link, target): the conventional `/bin/sh`
     /// and `/usr/bin/env` that scripts name in their `#!` line, pointing into
-    /// a store-paths environment (the host default has the real ones).
+    /// a store-paths environment (the host default has the real ones), and
+    /// the [`COMMAND_ALIASES`] the environment lacks, in [`ALIAS_DIR`].
     pub links: Vec<(PathBuf, PathBuf)>,
 }
 
@@ -73,7 +85,8 @@ pub enum EnvError {
 }
 
 impl RuntimeEnv {
-    /// The host's system directories.
+    /// The host's system directories, with the documented command names
+    /// the host lacks linked to their stand-ins (`python` to `python3`).
     pub fn host_default() -> RuntimeEnv {
         RuntimeEnv {
             source: EnvSource::Host,
@@ -84,6 +97,52 @@ impl RuntimeEnv {
                 .collect(),
             links: Vec::new(),
         }
+        .with_command_aliases()
+    }
+
+    /// Links each [`COMMAND_ALIASES`] name that no search directory holds
+    /// to the program standing in for it, when one does, and puts
+    /// [`ALIAS_DIR`] last on the search path. Idempotent.
+    pub fn with_command_aliases(mut self) -> RuntimeEnv {
+        let alias_dir = Path::new(ALIAS_DIR);
+        for (alias, real) in COMMAND_ALIASES {
+            if self.find_program(alias).is_some() {
+                continue;
+            }
+            if let Some(target) = self.find_program(real) {
+                self.links.push((alias_dir.join(alias), target));
+            }
+        }
+        let linked = self
+            .links
+            .iter()
+            .any(|(link, _)| link.starts_with(alias_dir));
+        if linked && !self.bin_dirs.iter().any(|d| d == alias_dir) {
+            self.bin_dirs.push(alias_dir.to_owned());
+        }
+        self
+    }
+
+    /// Where `program` is found on the search path inside, as the sandbox
+    /// sees it: a regular executable file (links followed) in one of the
+    /// bound search directories, or one of the links made inside. `None`
+    /// when a process inside would get "not found".
+    pub fn find_program(&self, program: &str) -> Option<PathBuf> {
+        if program.is_empty() || program.contains('/') {
+            return None;
+        }
+        self.bin_dirs.iter().find_map(|dir| {
+            let candidate = dir.join(program);
+            if let Some((_, target)) = self.links.iter().find(|(link, _)| *link == candidate) {
+                return Some(target.clone());
+            }
+            // Bound paths appear inside at the same place, so the host's
+            // view of a bound directory is the sandbox's.
+            if !self.paths.iter().any(|p| candidate.starts_with(p)) {
+                return None;
+            }
+            is_executable(&candidate).then_some(candidate)
+        })
     }
 
     /// Adds host paths (a toolchain prefix, say); their `bin` directories go
@@ -109,7 +168,7 @@ impl RuntimeEnv {
         }
         bins.append(&mut self.bin_dirs);
         self.bin_dirs = bins;
-        Ok(self)
+        Ok(self.with_command_aliases())
     }
 
     /// A Nix closure: one `/nix/store/...` path per line (blank lines and `#`
@@ -162,7 +221,8 @@ impl RuntimeEnv {
             paths,
             bin_dirs,
             links,
-        })
+        }
+        .with_command_aliases())
     }
 
     /// The value of `PATH` inside.
@@ -198,6 +258,12 @@ impl RuntimeEnv {
         };
         format!("{kind}-{hex}")
     }
+}
+
+/// A regular file with an execute bit, following links (on the host).
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 #[cfg(test)]
@@ -236,6 +302,65 @@ mod tests {
             std::fs::write(&file, bad).unwrap();
             assert!(RuntimeEnv::from_store_paths_file(&file).is_err(), "{bad:?}");
         }
+    }
+
+    /// A fake environment: `bin` holds the named executables.
+    fn env_with(programs: &[&str]) -> (tempfile::TempDir, RuntimeEnv) {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let bin = root.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        for program in programs {
+            let path = bin.join(program);
+            std::fs::write(&path, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let env = RuntimeEnv {
+            source: EnvSource::Host,
+            paths: vec![root.path().to_owned()],
+            bin_dirs: vec![bin],
+            links: Vec::new(),
+        };
+        (root, env)
+    }
+
+    #[test]
+    fn python_is_linked_to_python3_only_where_it_is_missing() {
+        let (root, env) = env_with(&["python3", "pip3"]);
+        let env = env.with_command_aliases().with_command_aliases();
+        let python3 = root.path().join("bin/python3");
+        assert_eq!(env.find_program("python"), Some(python3.clone()));
+        assert_eq!(env.find_program("python3"), Some(python3.clone()));
+        assert_eq!(env.find_program("pip"), Some(root.path().join("bin/pip3")));
+        assert!(
+            env.links
+                .contains(&(Path::new(ALIAS_DIR).join("python"), python3))
+        );
+        // Searched last, once.
+        assert_eq!(
+            env.bin_dirs.last().map(PathBuf::as_path),
+            Some(Path::new(ALIAS_DIR))
+        );
+        assert_eq!(
+            env.bin_dirs
+                .iter()
+                .filter(|d| d.as_path() == Path::new(ALIAS_DIR))
+                .count(),
+            1
+        );
+
+        // A real `python` is never shadowed; nothing stands in for nothing.
+        let (root, env) = env_with(&["python", "python3"]);
+        let env = env.with_command_aliases();
+        assert!(env.links.is_empty(), "{:?}", env.links);
+        assert_eq!(
+            env.find_program("python"),
+            Some(root.path().join("bin/python"))
+        );
+        let (_root, env) = env_with(&[]);
+        let env = env.with_command_aliases();
+        assert_eq!(env.find_program("python"), None);
+        assert_eq!(env.find_program("./python"), None);
     }
 
     #[test]

@@ -6,12 +6,21 @@
 //! lease id. A heartbeat task extends the leases in flight. On shutdown it
 //! stops leasing, finishes what it started, and exits. A match it cannot
 //! play for reasons of its own (a sandbox failure, an unknown game) is
-//! reported as an infrastructure failure, so the coordinator requeues it.
+//! reported as an infrastructure failure, so the coordinator requeues it; a
+//! submission that is not a runnable bot is its entrant's `build_failed`
+//! (see [`crate::leased`]).
+//!
+//! Reports are resent on transient errors until the coordinator answers,
+//! refuses them, or the lease is gone ([`crate::delivery`]). A lease the
+//! coordinator says is lost ends its match at once: the bots are killed, the
+//! cores go back, and nothing is reported.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use arena_engine::registry::{self, Limits};
 use arena_engine::{Forfeit, Match, Rules};
@@ -27,7 +36,9 @@ use tonic::service::Interceptor;
 use tonic::transport::{Channel, Endpoint};
 use tracing::Instrument;
 
+use crate::delivery::{self, Delivery, LeaseWatch};
 use crate::launcher::{BotSpec, Launcher};
+use crate::leased::{Abandon, LeasedLauncher};
 use crate::metrics::WorkerMetrics;
 use crate::referee::{RunnerConfig, SeatSpec, play_match};
 use crate::report::MatchReport;
@@ -89,6 +100,45 @@ pub struct WorkerSummary {
     pub accepted: u64,
     pub dropped: u64,
     pub failed: u64,
+    /// Matches stopped unreported because their lease was lost.
+    pub abandoned: u64,
+}
+
+/// What the worker knows of one lease in flight.
+struct LeaseState {
+    /// Cancelled when a heartbeat answer lists the lease as lost.
+    lost: CancellationToken,
+    /// When the last heartbeat that extended the lease was sent (or the
+    /// lease was granted): the lease lives at least `ttl` from then.
+    renewed: Instant,
+    /// How long the lease lives without a heartbeat.
+    ttl: Duration,
+}
+
+/// The leases in flight, by lease id; the heartbeat task renews them.
+type InFlight = Arc<Mutex<BTreeMap<String, LeaseState>>>;
+
+/// One lease as a report's delivery sees it.
+struct Watch<'a> {
+    in_flight: &'a InFlight,
+    lease_id: &'a str,
+    lost: CancellationToken,
+}
+
+impl LeaseWatch for Watch<'_> {
+    fn gone(&self) -> Option<&'static str> {
+        if self.lost.is_cancelled() {
+            return Some("the coordinator says it is lost");
+        }
+        let in_flight = lock(self.in_flight);
+        let state = in_flight.get(self.lease_id)?;
+        (state.renewed.elapsed() > state.ttl)
+            .then_some("its TTL has passed since the last heartbeat that extended it")
+    }
+
+    async fn lost(&self) {
+        self.lost.cancelled().await
+    }
 }
 
 /// Adds `authorization: Bearer <token>` to every call (the worker's client
@@ -205,7 +255,11 @@ pub async fn run(
     let core_budget = options
         .bot_cores
         .map(|n| Arc::new(tokio::sync::Semaphore::new(n.max(1))));
-    let in_flight: Arc<Mutex<BTreeSet<String>>> = Arc::default();
+    let in_flight: InFlight = Arc::default();
+    let default_ttl = match registration.lease_ttl_ms {
+        0 => Duration::from_secs(30),
+        ms => Duration::from_millis(ms),
+    };
     let summary: Arc<Mutex<WorkerSummary>> = Arc::default();
     let heartbeat_stop = CancellationToken::new();
     let heartbeat = tokio::spawn(heartbeat_loop(
@@ -251,7 +305,18 @@ pub async fn run(
             }
             continue;
         };
-        lock(&in_flight).insert(leased.lease_id.clone());
+        let ttl = match leased.lease_ttl_ms {
+            0 => default_ttl,
+            ms => Duration::from_millis(ms),
+        };
+        lock(&in_flight).insert(
+            leased.lease_id.clone(),
+            LeaseState {
+                lost: CancellationToken::new(),
+                renewed: Instant::now(),
+                ttl,
+            },
+        );
         // The match's trace: fetch, build_and_play and report are its children.
         let span = tracing::info_span!(
             "match",
@@ -311,7 +376,7 @@ async fn heartbeat_loop(
     mut client: Client,
     worker_id: String,
     interval: Duration,
-    in_flight: Arc<Mutex<BTreeSet<String>>>,
+    in_flight: InFlight,
     cached: Arc<Mutex<BTreeSet<String>>>,
     stop: CancellationToken,
 ) {
@@ -320,17 +385,36 @@ async fn heartbeat_loop(
             _ = tokio::time::sleep(interval) => {}
             _ = stop.cancelled() => return,
         }
+        let lease_ids: Vec<String> = lock(&in_flight).keys().cloned().collect();
         let request = HeartbeatRequest {
             worker_id: worker_id.clone(),
-            lease_ids: snapshot(&in_flight),
+            lease_ids: lease_ids.clone(),
             cached_builds: snapshot(&cached),
         };
-        match client.heartbeat(request).await {
+        // Taken before sending: the coordinator extends from a later time.
+        let sent = Instant::now();
+        let answer = tokio::time::timeout(delivery::ATTEMPT_TIMEOUT, client.heartbeat(request))
+            .await
+            .unwrap_or_else(|_| Err(tonic::Status::deadline_exceeded("no answer")));
+        match answer {
             Ok(response) => {
-                for lost in response.into_inner().lost_lease_ids {
-                    eprintln!(
-                        "arena worker: lease {lost} is no longer ours; its result will be dropped"
-                    );
+                let lost: BTreeSet<String> =
+                    response.into_inner().lost_lease_ids.into_iter().collect();
+                let mut in_flight = lock(&in_flight);
+                for id in &lease_ids {
+                    let Some(state) = in_flight.get_mut(id) else {
+                        continue;
+                    };
+                    if lost.contains(id) {
+                        if !state.lost.is_cancelled() {
+                            eprintln!(
+                                "arena worker: lease {id} is no longer ours; its match stops unreported"
+                            );
+                        }
+                        state.lost.cancel();
+                    } else {
+                        state.renewed = sent;
+                    }
                 }
             }
             Err(status) => eprintln!("arena worker: heartbeat failed: {status}"),
@@ -343,7 +427,7 @@ struct Job {
     client: Client,
     options: WorkerOptions,
     launcher: Arc<dyn Launcher + Send + Sync>,
-    in_flight: Arc<Mutex<BTreeSet<String>>>,
+    in_flight: InFlight,
     cached: Arc<Mutex<BTreeSet<String>>>,
     summary: Arc<Mutex<WorkerSummary>>,
     metrics: WorkerMetrics,
@@ -351,17 +435,73 @@ struct Job {
     core_budget: Option<Arc<tokio::sync::Semaphore>>,
 }
 
+/// Why a leased match produced no result to report.
+enum NotPlayed {
+    /// The worker could not play it: an infrastructure failure, requeued.
+    Failed(String),
+    /// Its lease was lost while it played; it was stopped unreported.
+    Abandoned,
+}
+
+impl From<String> for NotPlayed {
+    fn from(reason: String) -> Self {
+        NotPlayed::Failed(reason)
+    }
+}
+
+/// A seat's submission as fetched.
+enum Fetched {
+    /// Unpacked here, ready to build.
+    Dir(PathBuf),
+    /// It arrived intact but is not a runnable bot (see
+    /// [`submission::TreeError::is_submissions_fault`]): its seat forfeits.
+    Refused(String),
+}
+
 impl Job {
-    async fn play(mut self, leased: LeasedMatch) {
-        match self.play_inner(&leased).await {
-            Ok(report_and_replay) => self.report(&leased, report_and_replay).await,
-            Err(reason) => self.report_failure(&leased, reason).await,
+    async fn play(self, leased: LeasedMatch) {
+        let lost = lock(&self.in_flight)
+            .get(&leased.lease_id)
+            .map(|state| state.lost.clone())
+            .unwrap_or_default();
+        match self.play_inner(&leased, &lost).await {
+            Ok(report_and_replay) => self.report(&leased, &lost, report_and_replay).await,
+            Err(NotPlayed::Failed(_)) | Err(NotPlayed::Abandoned) if lost.is_cancelled() => {
+                eprintln!(
+                    "arena worker: match {} stopped: its lease {} is lost",
+                    leased.match_id, leased.lease_id
+                );
+                lock(&self.summary).abandoned += 1;
+            }
+            Err(NotPlayed::Failed(reason)) => self.report_failure(&leased, &lost, reason).await,
+            Err(NotPlayed::Abandoned) => lock(&self.summary).abandoned += 1,
         }
         lock(&self.in_flight).remove(&leased.lease_id);
     }
 
+    fn watch<'a>(&'a self, leased: &'a LeasedMatch, lost: &CancellationToken) -> Watch<'a> {
+        Watch {
+            in_flight: &self.in_flight,
+            lease_id: &leased.lease_id,
+            lost: lost.clone(),
+        }
+    }
+
+    /// Logs a transient report error: the first, then every 8th.
+    fn retrying(call: &'static str, match_id: &str) -> impl FnMut(u32, &tonic::Status, Duration) {
+        let match_id = match_id.to_owned();
+        move |attempt, status, pause| {
+            if attempt % 8 == 1 {
+                eprintln!(
+                    "arena worker: {call} for match {match_id} failed ({status}); \
+                     retrying in {pause:?} (attempt {attempt})"
+                );
+            }
+        }
+    }
+
     /// Hands a match the worker could not play back to the coordinator.
-    async fn report_failure(&mut self, leased: &LeasedMatch, reason: String) {
+    async fn report_failure(&self, leased: &LeasedMatch, lost: &CancellationToken, reason: String) {
         eprintln!("arena worker: match {} failed: {reason}", leased.match_id);
         lock(&self.summary).failed += 1;
         let span = tracing::info_span!(
@@ -376,30 +516,48 @@ impl Job {
             match_id: leased.match_id.clone(),
             reason,
         };
-        let sent = self
-            .client
-            .report_failure(request)
-            .instrument(span.clone())
-            .await;
+        let sent = delivery::deliver(
+            &self.watch(leased, lost),
+            || {
+                let mut client = self.client.clone();
+                let request = request.clone();
+                async move { client.report_failure(request).await }
+            },
+            Self::retrying("ReportFailure", &leased.match_id),
+        )
+        .instrument(span.clone())
+        .await;
         match sent {
-            Ok(_) => {
+            Delivery::Answered(_) => {
                 span.record("outcome", "requeued");
             }
-            Err(status) => {
+            Delivery::Refused(status) => {
                 span.record("outcome", "error");
-                eprintln!("arena worker: cannot report the failure: {status}");
+                eprintln!("arena worker: the coordinator refused the failure report: {status}");
+            }
+            Delivery::LeaseGone { why, last } => {
+                span.record("outcome", "error");
+                eprintln!(
+                    "arena worker: gave up reporting the failure of match {}: its lease is gone \
+                     ({why}){}",
+                    leased.match_id,
+                    last.map(|s| format!("; last error: {s}"))
+                        .unwrap_or_default()
+                );
             }
         }
     }
 
-    /// Fetches, builds and plays; `Err` is an infrastructure failure.
+    /// Fetches, builds and plays; stops early when `lost` is cancelled.
     async fn play_inner(
-        &mut self,
+        &self,
         leased: &LeasedMatch,
-    ) -> Result<(MatchReport, Vec<u8>, f64), String> {
+        lost: &CancellationToken,
+    ) -> Result<(MatchReport, Vec<u8>, f64), NotPlayed> {
         // Before fetching anything: a match this worker cannot set up needs no bots.
         let (game, config) = setup_match(leased)?;
         let mut seats = Vec::with_capacity(leased.seats.len());
+        let mut refused = BTreeMap::new();
         for seat in &leased.seats {
             if !seat.baseline.is_empty() {
                 seats.push(SeatSpec::Baseline(seat.baseline.clone()));
@@ -411,17 +569,39 @@ impl Job {
                 bot = %seat.name,
                 cached = tracing::field::Empty,
             );
-            let dir = self
-                .submission_dir(&seat.submission)
-                .instrument(span)
-                .await?;
+            let fetched = tokio::select! {
+                fetched = self.submission_dir(&seat.submission).instrument(span) => fetched?,
+                _ = lost.cancelled() => return Err(NotPlayed::Abandoned),
+            };
+            let dir = match fetched {
+                Fetched::Dir(dir) => dir,
+                Fetched::Refused(reason) => {
+                    eprintln!(
+                        "arena worker: submission {} ({}) is not a runnable bot: {reason}",
+                        seat.submission, seat.name
+                    );
+                    // A placeholder the leased launcher answers for.
+                    let placeholder = self
+                        .options
+                        .cache_dir
+                        .join("submissions")
+                        .join(format!(".refused-{}", seat.submission));
+                    refused.insert(placeholder.clone(), reason);
+                    placeholder
+                }
+            };
             seats.push(SeatSpec::Bot(BotSpec {
                 name: seat.name.clone(),
                 dir,
             }));
         }
-        let _cores = self.reserve_cores(&seats).await?;
-        let launcher = Arc::clone(&self.launcher);
+        let _cores = tokio::select! {
+            cores = self.reserve_cores(&seats) => cores?,
+            _ = lost.cancelled() => return Err(NotPlayed::Abandoned),
+        };
+        let abandon = Arc::new(Abandon::default());
+        let launcher =
+            LeasedLauncher::new(Arc::clone(&self.launcher), refused, Arc::clone(&abandon));
         let metrics = self.metrics.clone();
         let seed = leased.seed;
         let started = std::time::Instant::now();
@@ -433,18 +613,28 @@ impl Job {
             reason = tracing::field::Empty,
         );
         let blocking_span = span.clone();
-        let played = tokio::task::spawn_blocking(move || {
-            blocking_span.in_scope(|| {
-                let output = play_match(game, seed, &seats, launcher.as_ref(), &config);
-                if let Ok(output) = &output {
-                    metrics.record(output, started.elapsed().as_secs_f64());
+        let mut playing = tokio::task::spawn_blocking(move || {
+            blocking_span.in_scope(|| play_match(game, seed, &seats, &launcher, &config))
+        });
+        let played = tokio::select! {
+            played = &mut playing => played,
+            _ = lost.cancelled() => {
+                // Kill the bots (off the runtime: teardown writes cgroup
+                // files), then wait for the runner to notice and return, so
+                // the cores and cgroups are free when this returns.
+                let killer = Arc::clone(&abandon);
+                if let Err(e) = tokio::task::spawn_blocking(move || killer.abandon()).await {
+                    eprintln!("arena worker: abandoning a match: {e}");
                 }
-                output
-            })
-        })
-        .await
+                if let Err(e) = playing.await {
+                    eprintln!("arena worker: the abandoned match's thread died: {e}");
+                }
+                return Err(NotPlayed::Abandoned);
+            }
+        }
         .map_err(|e| format!("the match thread died: {e}"))?;
         if let Ok(output) = &played {
+            metrics.record(output, started.elapsed().as_secs_f64());
             span.record("turns", output.report.turns);
             span.record("reason", output.report.reason.as_str());
         }
@@ -487,8 +677,9 @@ impl Job {
             .map_err(|_| "the worker is shutting down".to_owned())
     }
 
-    /// The unpacked submission `hash`, fetched from the coordinator if needed.
-    async fn submission_dir(&mut self, hash: &str) -> Result<PathBuf, String> {
+    /// The unpacked submission `hash`, fetched from the coordinator if
+    /// needed; `Fetched::Refused` when it arrived intact but cannot be a bot.
+    async fn submission_dir(&self, hash: &str) -> Result<Fetched, String> {
         if hash.is_empty() || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(format!("invalid submission hash {hash:?}"));
         }
@@ -496,12 +687,12 @@ impl Job {
         let dir = root.join(hash);
         if dir.is_dir() {
             tracing::Span::current().record("cached", true);
-            return Ok(dir);
+            return Ok(Fetched::Dir(dir));
         }
         tracing::Span::current().record("cached", false);
         std::fs::create_dir_all(&root).map_err(|e| format!("creating {}: {e}", root.display()))?;
-        let mut stream = self
-            .client
+        let mut client = self.client.clone();
+        let mut stream = client
             .fetch_submission(FetchSubmissionRequest {
                 hash: hash.to_owned(),
             })
@@ -515,9 +706,10 @@ impl Job {
             .map_err(|s| format!("fetching submission {hash}: {s}"))?
         {
             if archive.len() + chunk.data.len() > MAX_ARCHIVE_BYTES {
-                return Err(format!(
-                    "submission {hash} is larger than {MAX_ARCHIVE_BYTES} bytes"
-                ));
+                // Every worker has this cap: no other would do better.
+                return Ok(Fetched::Refused(format!(
+                    "the submission's archive is larger than {MAX_ARCHIVE_BYTES} bytes"
+                )));
             }
             archive.extend_from_slice(&chunk.data);
         }
@@ -527,18 +719,32 @@ impl Job {
         }
         let scratch = root.join(format!(".{hash}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&scratch);
-        submission::unpack(&archive, &scratch).map_err(|e| format!("unpacking {hash}: {e}"))?;
+        if let Err(e) = submission::unpack(&archive, &scratch) {
+            if let Err(cleanup) = std::fs::remove_dir_all(&scratch) {
+                eprintln!(
+                    "arena worker: cannot remove {}: {cleanup}",
+                    scratch.display()
+                );
+            }
+            let reason = format!("unpacking {hash}: {}", DisplayChain(&e));
+            return if e.is_submissions_fault() {
+                Ok(Fetched::Refused(reason))
+            } else {
+                Err(reason)
+            };
+        }
         if std::fs::rename(&scratch, &dir).is_err() {
             // Another match unpacked it first.
             let _ = std::fs::remove_dir_all(&scratch);
         }
         lock(&self.cached).insert(hash.to_owned());
-        Ok(dir)
+        Ok(Fetched::Dir(dir))
     }
 
     async fn report(
-        &mut self,
+        &self,
         leased: &LeasedMatch,
+        lost: &CancellationToken,
         (report, replay, duration_s): (MatchReport, Vec<u8>, f64),
     ) {
         let seats = report
@@ -576,13 +782,21 @@ impl Job {
             lease_id = %leased.lease_id,
             outcome = tracing::field::Empty,
         );
-        let accepted = match self
-            .client
-            .report_result(request)
-            .instrument(span.clone())
-            .await
-        {
-            Ok(response) => {
+        // Resent on transient errors: the coordinator keeps the first valid
+        // result of a match and acknowledges repeats, so a resend is safe.
+        let sent = delivery::deliver(
+            &self.watch(leased, lost),
+            || {
+                let mut client = self.client.clone();
+                let request = request.clone();
+                async move { client.report_result(request).await }
+            },
+            Self::retrying("ReportResult", &leased.match_id),
+        )
+        .instrument(span.clone())
+        .await;
+        let accepted = match sent {
+            Delivery::Answered(response) => {
                 let outcome = response.into_inner().outcome();
                 span.record(
                     "outcome",
@@ -595,11 +809,21 @@ impl Job {
                 );
                 outcome == ReportOutcome::Accepted
             }
-            Err(status) => {
+            Delivery::Refused(status) => {
                 span.record("outcome", "error");
                 eprintln!(
-                    "arena worker: cannot report match {}: {status}",
+                    "arena worker: the coordinator refused the result of match {}: {status}",
                     leased.match_id
+                );
+                false
+            }
+            Delivery::LeaseGone { why, last } => {
+                span.record("outcome", "error");
+                eprintln!(
+                    "arena worker: gave up reporting match {}: its lease is gone ({why}){}",
+                    leased.match_id,
+                    last.map(|s| format!("; last error: {s}"))
+                        .unwrap_or_default()
                 );
                 false
             }

@@ -41,9 +41,34 @@ impl BotSpec {
         Ok(())
     }
 
+    /// Why this directory cannot run as a bot, for the participant: its
+    /// `run.sh` is missing, or is not a regular file (a link, a directory,
+    /// a fifo), or cannot even be inspected (a path too long). `None` when
+    /// `run.sh` is a regular file. The entry is looked at with `lstat`: a
+    /// link is never followed on the host.
+    pub fn run_script_problem(&self) -> Option<String> {
+        run_script_problem(&self.dir)
+    }
+
     pub fn build_script(&self) -> Option<PathBuf> {
         let path = self.dir.join(BUILD_SCRIPT);
         path.is_file().then_some(path)
+    }
+}
+
+/// See [`BotSpec::run_script_problem`]; `dir` is a bot's (or a built
+/// artifact's) directory.
+pub fn run_script_problem(dir: &Path) -> Option<String> {
+    match std::fs::symlink_metadata(dir.join(RUN_SCRIPT)) {
+        Ok(meta) if meta.file_type().is_file() => None,
+        Ok(meta) if meta.file_type().is_symlink() => Some(format!(
+            "{RUN_SCRIPT} is a symbolic link; it must be a regular file"
+        )),
+        Ok(_) => Some(format!("{RUN_SCRIPT} is not a regular file")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Some(format!("the submission has no {RUN_SCRIPT}"))
+        }
+        Err(e) => Some(format!("{RUN_SCRIPT} cannot be used: {e}")),
     }
 }
 
@@ -131,8 +156,26 @@ pub trait Launcher: Sync {
     fn launch(&self, bot: &BotSpec, seat: usize) -> Result<LaunchedBot, LaunchError>;
 
     /// Runs `build.sh`, if there is one, under `wall_limit`. A failing or
-    /// overrunning build is a report, not an error.
+    /// overrunning build is a report, not an error, and so is a directory
+    /// that is not a runnable bot ([`BotSpec::run_script_problem`]): both
+    /// are the submission's fault and forfeit its seat with `build_failed`.
+    /// An `Err` is the host's problem (the directory is gone, the sandbox
+    /// or the cache failed).
     fn build(&self, bot: &BotSpec, wall_limit: Duration) -> Result<BuildReport, LaunchError>;
+
+    /// [`Launcher::build`], ended early once `cancelled` answers true (the
+    /// match was abandoned): the build is killed and reported failed, and
+    /// nothing is cached. Launchers that cannot stop a build run it to the
+    /// end, as this default does.
+    fn build_cancellable(
+        &self,
+        bot: &BotSpec,
+        wall_limit: Duration,
+        cancelled: &(dyn Fn() -> bool + Sync),
+    ) -> Result<BuildReport, LaunchError> {
+        let _ = cancelled;
+        self.build(bot, wall_limit)
+    }
 }
 
 /// The launcher itself failed: an infrastructure problem, not the bot's fault.

@@ -7,17 +7,22 @@
 //! stderr kept in a [`capped_log`]) or an in-engine baseline. [`launcher`] is
 //! the seam between the runner and whatever starts bot processes
 //! ([`process`] runs them as plain child processes, [`sandboxed`] confines
-//! them). [`report`] is the result document, [`replay`] reads and writes
-//! replay files. [`daemon`] is the worker that leases matches from a
-//! coordinator, fetching [`submission`]s and exporting [`metrics`].
+//! them; [`programs`] reads which programs a `run.sh` starts). [`report`] is
+//! the result document, [`replay`] reads and writes replay files.
+//! [`daemon`] is the worker that leases matches from a coordinator,
+//! fetching [`submission`]s, playing each through a [`leased`] launcher,
+//! resending reports by the [`delivery`] policy and exporting [`metrics`].
 
 pub mod capped_log;
 pub mod daemon;
+pub mod delivery;
 pub mod fd;
 pub mod launcher;
+pub mod leased;
 pub mod lines;
 pub mod metrics;
 pub mod process;
+pub mod programs;
 pub mod referee;
 pub mod replay;
 pub mod report;

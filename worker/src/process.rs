@@ -83,8 +83,14 @@ impl Launcher for ProcessLauncher {
     }
 
     fn build(&self, bot: &BotSpec, wall_limit: Duration) -> Result<BuildReport, LaunchError> {
-        bot.validate()?;
         let started = Instant::now();
+        if !bot.dir.is_dir() {
+            return Err(LaunchError::NotADirectory(bot.dir.clone()));
+        }
+        // A directory that cannot run is the submission's fault.
+        if let Some(problem) = bot.run_script_problem() {
+            return Ok(BuildReport::failed(problem, started));
+        }
         if bot.build_script().is_none() {
             return Ok(BuildReport {
                 succeeded: true,
@@ -121,7 +127,10 @@ impl Launcher for ProcessLauncher {
                 "build.sh ran over its wall limit of {:.0?}",
                 wall_limit
             )),
-            Some(exit) => exit.build_failure(),
+            Some(exit) => exit.build_failure().or_else(|| {
+                bot.run_script_problem()
+                    .map(|p| format!("after build.sh, {p}"))
+            }),
         };
         Ok(BuildReport {
             succeeded: failure.is_none(),

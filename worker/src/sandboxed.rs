@@ -7,13 +7,25 @@
 //! Matches run from that copy, mounted read-only. A worker therefore builds
 //! each submission once per environment; a failed build is cached too (it is
 //! deterministic), a timed-out one is not.
+//!
+//! Disk is bounded twice. A build's artifact (the submission plus whatever
+//! `build.sh` writes) may hold at most [`DEFAULT_BUILD_OUTPUT_BYTES`] by
+//! default, counted by apparent size so a sparse file counts at its full
+//! length: a submission over it is refused before it is copied, and a build
+//! is measured while it runs and killed as soon as it passes the cap (each
+//! file is also held to the sandbox's RLIMIT_FSIZE). Copies keep holes. The
+//! whole cache is held to [`DEFAULT_CACHE_BYTES`] by evicting the least
+//! recently used entries after each new build (never one a running bot
+//! uses).
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use arena_sandbox::cpus::{CoreAllocator, CoreLease};
 use arena_sandbox::ids::{UidLease, UidPool};
@@ -24,7 +36,7 @@ use crate::capped_log::CappedLog;
 use crate::fd;
 use crate::launcher::{
     BUILD_SCRIPT, BotExit, BotHandle, BotSpec, BuildReport, LaunchError, LaunchedBot, Launcher,
-    RUN_SCRIPT,
+    RUN_SCRIPT, run_script_problem,
 };
 use crate::submission::{self, TreeError};
 
@@ -32,6 +44,15 @@ use crate::submission::{self, TreeError};
 const STATUS_FILE: &str = "status";
 const LOG_FILE: &str = "build.log";
 const TREE_DIR: &str = "tree";
+/// The entry's apparent size in bytes, written when it is cached.
+const BYTES_FILE: &str = "bytes";
+
+/// The default cap on one build's artifact: 1 GiB.
+pub const DEFAULT_BUILD_OUTPUT_BYTES: u64 = 1 << 30;
+/// The default cap on the whole build cache: 10 GiB.
+pub const DEFAULT_CACHE_BYTES: u64 = 10 << 30;
+/// How often a running build's output is measured.
+const MEASURE_EVERY: Duration = Duration::from_millis(250);
 
 /// Runs bots and builds confined.
 pub struct SandboxLauncher {
@@ -40,8 +61,27 @@ pub struct SandboxLauncher {
     uids: UidPool,
     cache_dir: PathBuf,
     build_log_cap: usize,
+    /// Largest artifact a build may leave, by apparent size.
+    build_output_cap: u64,
+    /// Largest the cache may grow to before least-recently-used entries go.
+    cache_cap: u64,
+    /// Cache entries a running bot of this process uses, with how many
+    /// bots use each: eviction skips them.
+    in_use: Arc<Mutex<BTreeMap<String, usize>>>,
     /// Makes scratch directory names unique within this process.
     scratch_seq: AtomicU64,
+}
+
+/// How a confined `build.sh` ended.
+enum BuildEnd {
+    /// It exited; `Err` says why it failed.
+    Exited(Result<(), String>),
+    /// It ran over its wall limit and was killed.
+    TimedOut,
+    /// Its output passed the cap (apparent bytes seen) and it was killed.
+    OverCap(u64),
+    /// The match was abandoned and the build killed.
+    Cancelled,
 }
 
 impl SandboxLauncher {
@@ -52,8 +92,23 @@ impl SandboxLauncher {
             uids: UidPool::default(),
             cache_dir,
             build_log_cap: 256 * 1024,
+            build_output_cap: DEFAULT_BUILD_OUTPUT_BYTES,
+            cache_cap: DEFAULT_CACHE_BYTES,
+            in_use: Arc::default(),
             scratch_seq: AtomicU64::new(0),
         }
+    }
+
+    /// Caps each build's artifact (apparent size) at `bytes`.
+    pub fn with_build_output_cap(mut self, bytes: u64) -> Self {
+        self.build_output_cap = bytes;
+        self
+    }
+
+    /// Caps the whole build cache at `bytes` (least recently used go first).
+    pub fn with_cache_cap(mut self, bytes: u64) -> Self {
+        self.cache_cap = bytes;
+        self
     }
 
     pub fn sandbox(&self) -> &Sandbox {
@@ -90,6 +145,14 @@ impl SandboxLauncher {
     fn cached(&self, key: &str) -> Option<BuildReport> {
         let dir = self.cache_dir.join(key);
         let status = fs::read_to_string(dir.join(STATUS_FILE)).ok()?;
+        // The status file's mtime is the entry's last use, for eviction.
+        if let Err(e) = fs::File::options()
+            .append(true)
+            .open(dir.join(STATUS_FILE))
+            .and_then(|f| f.set_modified(SystemTime::now()))
+        {
+            eprintln!("arena: cannot mark {} as used: {e}", dir.display());
+        }
         let log = fs::read(dir.join(LOG_FILE)).unwrap_or_default();
         let status = status.trim_end();
         Some(if status == "ok" {
@@ -113,14 +176,16 @@ impl SandboxLauncher {
         })
     }
 
-    /// Runs build.sh in `tree` (writable), confined, under `wall_limit`.
-    /// `Ok(None)` means it ran over its limit.
+    /// Runs build.sh in `tree` (writable), confined, under `wall_limit`,
+    /// measuring the tree every [`MEASURE_EVERY`] and killing the build
+    /// once it passes the output cap or `cancelled` says so.
     fn run_build(
         &self,
         tree: &Path,
         wall_limit: Duration,
         log: &mut CappedLog,
-    ) -> Result<Option<Result<(), String>>, LaunchError> {
+        cancelled: &(dyn Fn() -> bool + Sync),
+    ) -> Result<BuildEnd, LaunchError> {
         let uid = self.uids.lease().map_err(|e| sandbox_error(tree, e))?;
         let cores = self.cores.lease().map_err(|e| sandbox_error(tree, e))?;
         submission::for_each_plain_entry(tree, |path, _| {
@@ -141,17 +206,122 @@ impl SandboxLauncher {
             .flatten()
             .collect();
         let deadline = Instant::now() + wall_limit;
-        let finished =
-            fd::drain_until_exit(&outputs, log, deadline, || Ok(child.try_wait()?.is_some()))
-                .map_err(|e| LaunchError::io("collect build output", tree, e))?;
+        // Drained in slices, so the tree is measured while the build runs:
+        // the disk never holds much more than the cap.
+        let end = loop {
+            let slice = deadline.min(Instant::now() + MEASURE_EVERY);
+            let exited =
+                fd::drain_until_exit(&outputs, log, slice, || Ok(child.try_wait()?.is_some()))
+                    .map_err(|e| LaunchError::io("collect build output", tree, e))?;
+            if exited {
+                break None;
+            }
+            let size = submission::apparent_size(tree, self.build_output_cap)
+                .map_err(|e| sandbox_error(tree, e))?;
+            if size > self.build_output_cap {
+                break Some(BuildEnd::OverCap(size));
+            }
+            if cancelled() {
+                break Some(BuildEnd::Cancelled);
+            }
+            if Instant::now() >= deadline {
+                break Some(BuildEnd::TimedOut);
+            }
+        };
         let verdict = child.finish().map_err(|e| sandbox_error(tree, e))?;
-        Ok(
-            finished.then(|| match BotExit::from(verdict).build_failure() {
+        Ok(end.unwrap_or_else(|| {
+            BuildEnd::Exited(match BotExit::from(verdict).build_failure() {
                 Some(reason) => Err(reason),
                 None => Ok(()),
-            }),
-        )
+            })
+        }))
     }
+
+    /// Removes least-recently-used cache entries until the cache fits its
+    /// cap, never `keep` (just built) nor an entry a running bot uses.
+    fn evict(&self, keep: &str) {
+        let Ok(dir) = fs::read_dir(&self.cache_dir) else {
+            return;
+        };
+        let mut entries: Vec<(SystemTime, u64, String)> = dir
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|name| !name.starts_with('.'))
+            .filter_map(|name| {
+                let path = self.cache_dir.join(&name);
+                let used = fs::metadata(path.join(STATUS_FILE)).ok()?.modified().ok()?;
+                let bytes = fs::read_to_string(path.join(BYTES_FILE))
+                    .ok()
+                    .and_then(|b| b.trim().parse().ok())
+                    .or_else(|| submission::apparent_size(&path, u64::MAX).ok())?;
+                Some((used, bytes, name))
+            })
+            .collect();
+        let mut total: u64 = entries.iter().map(|(_, bytes, _)| *bytes).sum();
+        if total <= self.cache_cap {
+            return;
+        }
+        entries.sort();
+        let in_use = lock(&self.in_use).clone();
+        for (_, bytes, name) in entries {
+            if total <= self.cache_cap {
+                break;
+            }
+            if name == keep || in_use.contains_key(&name) {
+                continue;
+            }
+            // Renamed first, so no reader ever finds a half-removed entry.
+            let doomed = self.cache_dir.join(format!(
+                ".evict-{name}-{}-{}",
+                std::process::id(),
+                self.scratch_seq.fetch_add(1, Ordering::Relaxed)
+            ));
+            if fs::rename(self.cache_dir.join(&name), &doomed).is_ok() {
+                remove_scratch(&doomed);
+                total = total.saturating_sub(bytes);
+            }
+        }
+    }
+
+    /// Marks the cache entry holding `dir` (if it is one) as used by a bot
+    /// until the returned guard is dropped.
+    fn pin(&self, dir: &Path) -> Option<Pin> {
+        let key = dir
+            .strip_prefix(&self.cache_dir)
+            .ok()?
+            .components()
+            .next()?
+            .as_os_str()
+            .to_str()?
+            .to_owned();
+        *lock(&self.in_use).entry(key.clone()).or_default() += 1;
+        Some(Pin {
+            key,
+            in_use: Arc::clone(&self.in_use),
+        })
+    }
+}
+
+/// A cache entry a running bot uses (see [`SandboxLauncher::pin`]).
+struct Pin {
+    key: String,
+    in_use: Arc<Mutex<BTreeMap<String, usize>>>,
+}
+
+impl Drop for Pin {
+    fn drop(&mut self) {
+        let mut in_use = lock(&self.in_use);
+        if let Some(count) = in_use.get_mut(&self.key) {
+            *count -= 1;
+            if *count == 0 {
+                in_use.remove(&self.key);
+            }
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Makes a finished build read-only and readable by every match uid: owned
@@ -182,6 +352,7 @@ impl Launcher for SandboxLauncher {
     fn launch(&self, bot: &BotSpec, seat: usize) -> Result<LaunchedBot, LaunchError> {
         bot.validate()?;
         let uid = self.uids.lease().map_err(|e| sandbox_error(&bot.dir, e))?;
+        let pin = self.pin(&bot.dir);
         let cores = self.cores.lease_or_share();
         let command = self
             .command(&bot.dir, RUN_SCRIPT, uid.uid(), &cores)
@@ -218,21 +389,45 @@ impl Launcher for SandboxLauncher {
                 child,
                 _cores: cores,
                 _uid: uid,
+                _pin: pin,
             }),
         })
     }
 
     fn build(&self, bot: &BotSpec, wall_limit: Duration) -> Result<BuildReport, LaunchError> {
-        bot.validate()?;
+        self.build_cancellable(bot, wall_limit, &|| false)
+    }
+
+    fn build_cancellable(
+        &self,
+        bot: &BotSpec,
+        wall_limit: Duration,
+        cancelled: &(dyn Fn() -> bool + Sync),
+    ) -> Result<BuildReport, LaunchError> {
         let started = Instant::now();
+        if !bot.dir.is_dir() {
+            return Err(LaunchError::NotADirectory(bot.dir.clone()));
+        }
+        // From here on, a tree that cannot be a bot is the submission's
+        // fault: a build_failed result, never a requeue.
+        if let Some(problem) = bot.run_script_problem() {
+            return Ok(BuildReport::failed(problem, started));
+        }
         let hash = match submission::tree_hash(&bot.dir) {
             Ok(hash) => hash,
-            Err(TreeError::Io { what, path, source }) => {
-                return Err(LaunchError::io(what, &path, source));
+            Err(refused) if refused.is_submissions_fault() => {
+                return Ok(BuildReport::failed(with_cause(&refused), started));
             }
-            // A tree the rules refuse is the submission's problem.
-            Err(refused) => return Ok(BuildReport::failed(refused.to_string(), started)),
+            Err(e) => return Err(tree_error(e)),
         };
+        let size =
+            submission::apparent_size(&bot.dir, self.build_output_cap).map_err(tree_error)?;
+        if size > self.build_output_cap {
+            return Ok(BuildReport::failed(
+                self.over_cap("the submission", size),
+                started,
+            ));
+        }
         let key = format!("{hash}-{}", self.env_id());
         if let Some(report) = self.cached(&key) {
             return Ok(report);
@@ -244,45 +439,86 @@ impl Launcher for SandboxLauncher {
             std::process::id(),
             self.scratch_seq.fetch_add(1, Ordering::Relaxed)
         ));
+        let tree = scratch.join(TREE_DIR);
         let result = (|| {
             fs::create_dir(&scratch).map_err(|e| LaunchError::io("create", &scratch, e))?;
-            let tree = scratch.join(TREE_DIR);
-            submission::copy_tree(&bot.dir, &tree).map_err(|e| sandbox_error(&tree, e))?;
+            if let Err(e) = submission::copy_tree(&bot.dir, &tree) {
+                if e.is_submissions_fault() {
+                    return Ok((Err(with_cause(&e)), Vec::new()));
+                }
+                return Err(tree_error(e));
+            }
             let mut log = CappedLog::new(self.build_log_cap);
-            let outcome = if tree.join(BUILD_SCRIPT).is_file() {
-                self.run_build(&tree, wall_limit, &mut log)?
+            let end = if tree.join(BUILD_SCRIPT).is_file() {
+                self.run_build(&tree, wall_limit, &mut log, cancelled)?
             } else {
-                Some(Ok(()))
+                BuildEnd::Exited(Ok(()))
             };
-            seal(&tree).map_err(|e| sandbox_error(&tree, e))?;
-            Ok::<_, LaunchError>((outcome, log.contents()))
+            // What is left must still be a bot, and within the cap.
+            let end = match end {
+                BuildEnd::Exited(Ok(())) => {
+                    let size = submission::apparent_size(&tree, self.build_output_cap)
+                        .map_err(|e| sandbox_error(&tree, e))?;
+                    match run_script_problem(&tree) {
+                        _ if size > self.build_output_cap => BuildEnd::OverCap(size),
+                        Some(problem) => {
+                            BuildEnd::Exited(Err(format!("after build.sh, {problem}")))
+                        }
+                        None => BuildEnd::Exited(Ok(())),
+                    }
+                }
+                other => other,
+            };
+            let end = match end {
+                BuildEnd::Exited(outcome) => Ok(outcome),
+                // Not cached: a later try (another limit, a calmer host) may pass.
+                BuildEnd::TimedOut => Err(format!(
+                    "build.sh ran over its wall limit of {wall_limit:.0?}"
+                )),
+                BuildEnd::OverCap(bytes) => Err(self.over_cap("the build's output", bytes)),
+                BuildEnd::Cancelled => {
+                    Err("the build was stopped: the match was abandoned".to_owned())
+                }
+            };
+            match end {
+                Ok(outcome) => {
+                    seal(&tree).map_err(|e| sandbox_error(&tree, e))?;
+                    Ok((Ok(outcome), log.contents()))
+                }
+                Err(uncached) => Ok((Err(uncached), log.contents())),
+            }
         })();
         let (outcome, log) = match result {
-            Ok(done) => done,
+            Ok((Ok(outcome), log)) => (outcome, log),
+            Ok((Err(uncached), log)) => {
+                remove_scratch(&scratch);
+                let mut report = BuildReport::failed(uncached, started);
+                report.log = log;
+                return Ok(report);
+            }
             Err(e) => {
                 remove_scratch(&scratch);
                 return Err(e);
             }
         };
-        let Some(outcome) = outcome else {
-            remove_scratch(&scratch);
-            let mut report = BuildReport::failed(
-                format!("build.sh ran over its wall limit of {wall_limit:.0?}"),
-                started,
-            );
-            report.log = log;
-            return Ok(report);
-        };
         let status = match &outcome {
             Ok(()) => "ok".to_owned(),
             Err(reason) => format!("failed: {reason}"),
         };
+        let bytes = submission::apparent_size(&tree, u64::MAX)
+            .map_err(|e| sandbox_error(&tree, e))?
+            .saturating_add(log.len() as u64);
         let write = |name: &str, bytes: &[u8]| {
             fs::write(scratch.join(name), bytes)
                 .map_err(|e| LaunchError::io("write", &scratch.join(name), e))
         };
-        write(LOG_FILE, &log)?;
-        write(STATUS_FILE, status.as_bytes())?;
+        let written = write(LOG_FILE, &log)
+            .and_then(|()| write(BYTES_FILE, bytes.to_string().as_bytes()))
+            .and_then(|()| write(STATUS_FILE, status.as_bytes()));
+        if let Err(e) = written {
+            remove_scratch(&scratch);
+            return Err(e);
+        }
         let final_dir = self.cache_dir.join(&key);
         if fs::rename(&scratch, &final_dir).is_err() {
             // Another build of the same tree finished first; its result stands.
@@ -295,9 +531,40 @@ impl Launcher for SandboxLauncher {
                 std::io::Error::other("missing status"),
             )
         })?;
+        self.evict(&key);
         report.duration = started.elapsed();
         report.cached = false;
         Ok(report)
+    }
+}
+
+impl SandboxLauncher {
+    fn over_cap(&self, what: &str, bytes: u64) -> String {
+        format!(
+            "{what} holds {bytes} bytes or more (apparent size: a sparse file counts at its \
+             length), over the build output cap of {} bytes",
+            self.build_output_cap
+        )
+    }
+}
+
+/// A refused tree's reason for the participant, with its OS cause (a
+/// path too long says so).
+fn with_cause(e: &TreeError) -> String {
+    match std::error::Error::source(e) {
+        Some(cause) => format!("{e}: {cause}"),
+        None => e.to_string(),
+    }
+}
+
+/// A host-side failure while reading or copying a tree.
+fn tree_error(e: TreeError) -> LaunchError {
+    match e {
+        TreeError::Io { what, path, source } => LaunchError::io(what, &path, source),
+        other => LaunchError::Sandbox {
+            path: PathBuf::new(),
+            source: Box::new(other),
+        },
     }
 }
 
@@ -317,6 +584,8 @@ struct SandboxedHandle {
     child: SandboxedChild,
     _cores: CoreLease,
     _uid: UidLease,
+    /// Keeps the bot's build out of eviction while it runs.
+    _pin: Option<Pin>,
 }
 
 impl BotHandle for SandboxedHandle {
@@ -329,7 +598,7 @@ impl BotHandle for SandboxedHandle {
     }
 
     fn wait(&mut self) -> std::io::Result<BotExit> {
-        self.child.wait().map(BotExit::from)
+        Ok(BotExit::from(self.child.wait()?))
     }
 }
 

@@ -35,6 +35,31 @@ pub enum TreeError {
     },
 }
 
+impl TreeError {
+    /// The tree (or archive) itself is unusable, so the submission is at
+    /// fault and no other host would do better: a refused entry, a size or
+    /// count over the caps, a path too long for the filesystem, a name that
+    /// appears twice, an archive that does not parse. Everything else (no
+    /// space left, an I/O error, a permission problem in the cache) is the
+    /// host's.
+    pub fn is_submissions_fault(&self) -> bool {
+        match self {
+            TreeError::SpecialFile { .. } | TreeError::TooManyEntries | TreeError::TooLarge => true,
+            TreeError::Io { what, source, .. } => match source.raw_os_error() {
+                Some(code) => matches!(
+                    code,
+                    libc::ENAMETOOLONG | libc::ELOOP | libc::EEXIST | libc::ENOTDIR | libc::EILSEQ
+                ),
+                // Errors without an OS code come from the tar parser.
+                None => *what == READ_ARCHIVE,
+            },
+        }
+    }
+}
+
+/// What [`unpack`] was doing when the archive itself failed to parse.
+const READ_ARCHIVE: &str = "read archive for";
+
 fn io(what: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> TreeError {
     let path = path.to_owned();
     move |source| TreeError::Io { what, path, source }
@@ -157,7 +182,7 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<(), TreeError> {
                 let target = to.join(&path);
                 let mut reader = open_no_follow(&source)?;
                 let mut writer = fs::File::create(&target).map_err(io("create", &target))?;
-                std::io::copy(&mut reader, &mut writer).map_err(io("copy", &source))?;
+                copy_sparse(&mut reader, &mut writer).map_err(io("copy", &source))?;
                 let mode = if executable { 0o755 } else { 0o644 };
                 fs::set_permissions(&target, fs::Permissions::from_mode(mode))
                     .map_err(io("set mode of", &target))?;
@@ -165,6 +190,72 @@ pub fn copy_tree(from: &Path, to: &Path) -> Result<(), TreeError> {
         }
     }
     Ok(())
+}
+
+/// Copies a file's data and keeps its holes: only the ranges the source
+/// has data in are written, and the length is set at the end, so a sparse
+/// file stays sparse (its apparent size is what the caps count). A
+/// filesystem without `SEEK_DATA` gets a plain copy.
+fn copy_sparse(reader: &mut fs::File, writer: &mut fs::File) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    use std::os::fd::AsRawFd;
+    let length = reader.metadata()?.len();
+    let end = i64::try_from(length).map_err(|_| std::io::Error::other("file too large"))?;
+    let mut offset: i64 = 0;
+    while offset < end {
+        // SAFETY: lseek on a descriptor we own; it touches no memory.
+        let data = unsafe { libc::lseek(reader.as_raw_fd(), offset, libc::SEEK_DATA) };
+        let (data, hole) = if data < 0 {
+            let error = std::io::Error::last_os_error();
+            match error.raw_os_error() {
+                // Only a hole is left.
+                Some(libc::ENXIO) => break,
+                Some(libc::EINVAL) => (offset, end),
+                _ => return Err(error),
+            }
+        } else {
+            // SAFETY: as above.
+            let hole = unsafe { libc::lseek(reader.as_raw_fd(), data, libc::SEEK_HOLE) };
+            if hole < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            (data, hole.min(end))
+        };
+        let start = u64::try_from(data).map_err(|_| std::io::Error::other("negative offset"))?;
+        let len = u64::try_from(hole - data).map_err(|_| std::io::Error::other("bad extent"))?;
+        reader.seek(SeekFrom::Start(start))?;
+        writer.seek(SeekFrom::Start(start))?;
+        let copied = std::io::copy(&mut reader.by_ref().take(len), writer)?;
+        if copied != len {
+            return Err(std::io::Error::other("the file shrank while it was copied"));
+        }
+        offset = hole;
+    }
+    writer.set_len(length)
+}
+
+/// The apparent size of the regular files below `root` (a sparse file
+/// counts at its full length), without following links. The walk stops as
+/// soon as the sum passes `stop_above`, so a huge tree costs no more than a
+/// small one to refuse.
+pub fn apparent_size(root: &Path, stop_above: u64) -> Result<u64, TreeError> {
+    let mut total = 0u64;
+    let mut pending = vec![root.to_owned()];
+    while let Some(dir) = pending.pop() {
+        for entry in fs::read_dir(&dir).map_err(io("list", &dir))? {
+            let path = entry.map_err(io("list", &dir))?.path();
+            let meta = fs::symlink_metadata(&path).map_err(io("inspect", &path))?;
+            if meta.file_type().is_dir() {
+                pending.push(path);
+            } else if meta.file_type().is_file() {
+                total = total.saturating_add(meta.size());
+                if total > stop_above {
+                    return Ok(total);
+                }
+            }
+        }
+    }
+    Ok(total)
 }
 
 /// Applies `apply` to every directory and regular file below `root` (links
@@ -245,6 +336,52 @@ mod tests {
     }
 
     #[test]
+    fn a_sparse_file_is_copied_with_its_holes_and_counted_at_its_length() {
+        let dir = tree();
+        let sparse = dir.path().join("sparse");
+        let file = fs::File::create(&sparse).unwrap();
+        file.set_len(64 << 20).unwrap();
+        {
+            use std::os::unix::fs::FileExt;
+            file.write_all_at(b"middle", 32 << 20).unwrap();
+        }
+        drop(file);
+        let out = tempfile::tempdir().unwrap();
+        let copy = out.path().join("copy");
+        copy_tree(dir.path(), &copy).unwrap();
+        let meta = fs::metadata(copy.join("sparse")).unwrap();
+        assert_eq!(meta.len(), 64 << 20);
+        assert!(
+            meta.blocks() * 512 < 1 << 20,
+            "the copy allocates {} bytes",
+            meta.blocks() * 512
+        );
+        assert_eq!(tree_hash(dir.path()).unwrap(), tree_hash(&copy).unwrap());
+        assert!(apparent_size(&copy, u64::MAX).unwrap() >= 64 << 20);
+        assert!(apparent_size(&copy, 10).unwrap() > 10);
+    }
+
+    #[test]
+    fn unusable_trees_are_the_submissions_fault_and_host_errors_are_not() {
+        let too_long = TreeError::Io {
+            what: "create",
+            path: PathBuf::from("x"),
+            source: std::io::Error::from_raw_os_error(libc::ENAMETOOLONG),
+        };
+        assert!(too_long.is_submissions_fault());
+        let full = TreeError::Io {
+            what: "write",
+            path: PathBuf::from("x"),
+            source: std::io::Error::from_raw_os_error(libc::ENOSPC),
+        };
+        assert!(!full.is_submissions_fault());
+        assert!(TreeError::TooLarge.is_submissions_fault());
+        let out = tempfile::tempdir().unwrap();
+        let garbage = unpack(&[1u8; 1024], &out.path().join("g"));
+        assert!(garbage.is_err_and(|e| e.is_submissions_fault()));
+    }
+
+    #[test]
     fn special_files_are_refused() {
         let dir = tree();
         let fifo = std::ffi::CString::new(dir.path().join("pipe").to_str().unwrap()).unwrap();
@@ -310,19 +447,16 @@ pub fn archive_id(archive: &[u8]) -> String {
 pub fn unpack(archive: &[u8], dest: &Path) -> Result<(), TreeError> {
     fs::create_dir(dest).map_err(io("create", dest))?;
     let mut reader = tar::Archive::new(archive);
-    let entries = reader.entries().map_err(io("read archive for", dest))?;
+    let entries = reader.entries().map_err(io(READ_ARCHIVE, dest))?;
     let mut count = 0usize;
     let mut bytes = 0u64;
     for entry in entries {
-        let mut entry = entry.map_err(io("read archive for", dest))?;
+        let mut entry = entry.map_err(io(READ_ARCHIVE, dest))?;
         count += 1;
         if count > MAX_ENTRIES {
             return Err(TreeError::TooManyEntries);
         }
-        let path = entry
-            .path()
-            .map_err(io("read archive for", dest))?
-            .into_owned();
+        let path = entry.path().map_err(io(READ_ARCHIVE, dest))?.into_owned();
         let safe = path
             .components()
             .all(|c| matches!(c, std::path::Component::Normal(_)));

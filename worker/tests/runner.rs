@@ -361,9 +361,10 @@ fn every_process_a_bot_started_is_gone_after_the_match() {
 }
 
 #[test]
-fn a_bot_directory_without_run_sh_is_an_error_not_a_result() {
+fn a_bot_directory_without_run_sh_forfeits_build_failed_and_a_missing_one_is_an_error() {
+    // The submission's fault: a result, its seat out with build_failed.
     let dir = tempfile::tempdir().unwrap();
-    let err = play_match(
+    let out = play_match(
         Session::boxed(game(23, 1200)),
         1,
         &[
@@ -373,8 +374,25 @@ fn a_bot_directory_without_run_sh_is_an_error_not_a_result() {
         &ProcessLauncher::default(),
         &config(),
     )
+    .expect("a bot without run.sh is a result");
+    assert_eq!(out.report.players[0].forfeit, Some(Forfeit::BuildFailed));
+    assert_eq!(out.report.winner, Some(1));
+    let log = String::from_utf8_lossy(&out.logs[0]);
+    assert!(log.contains("has no run.sh"), "{log}");
+
+    // A directory that is not there is the host's problem.
+    let err = play_match(
+        Session::boxed(game(23, 1200)),
+        1,
+        &[
+            BotSpec::from_dir(dir.path().join("gone")).into(),
+            test_bot("random").into(),
+        ],
+        &ProcessLauncher::default(),
+        &config(),
+    )
     .err()
-    .expect("no run.sh cannot be played");
+    .expect("a missing directory cannot be played");
     assert!(matches!(err, RunnerError::Build { seat: 0, .. }), "{err:?}");
 }
 
