@@ -1,6 +1,7 @@
 //! The coordinator keeps everything in Redis: SIGKILL it mid-tournament,
 //! start another on the same Redis and address, and the tournament carries
-//! on to exactly the standings an uninterrupted run produces.
+//! on to exactly the standings an uninterrupted run produces. Workers are
+//! sandboxed, their bots behind the fixture's gate.
 
 use std::time::Duration;
 
@@ -28,8 +29,8 @@ async fn coordinator_restart_resumes_and_standings_match_an_uninterrupted_run() 
         let coordinator = Coordinator::start(&redis, "127.0.0.1:0", LEASE_TTL_S);
         let url = coordinator.url();
         let mut workers = [
-            Worker::start("restart-a1", &url, false),
-            Worker::start("restart-a2", &url, false),
+            Worker::start_gated("restart-a1", &url, gate),
+            Worker::start_gated("restart-a2", &url, gate),
         ];
         let id = arena::create_tournament(&url, file);
         let mut admin = arena::admin(&url, Some(arena::ADMIN_TOKEN)).await;
@@ -48,8 +49,8 @@ async fn coordinator_restart_resumes_and_standings_match_an_uninterrupted_run() 
     let addr = first.addr;
     let url = first.url();
     let mut workers = [
-        Worker::start("restart-b1", &url, false),
-        Worker::start("restart-b2", &url, false),
+        Worker::start_gated("restart-b1", &url, gate),
+        Worker::start_gated("restart-b2", &url, gate),
     ];
     let id = arena::create_tournament(&url, file);
     assert_eq!(id, id_a, "a tournament's id is derived from its content");

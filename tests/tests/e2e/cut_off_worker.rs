@@ -1,6 +1,7 @@
 //! A worker cut off from the coordinator mid-match loses its lease; the
 //! match is replayed by another worker, and the cut-off worker's result,
-//! reported once it can reach the coordinator again, is dropped.
+//! reported once it can reach the coordinator again, is dropped. Both
+//! workers are sandboxed, their bots behind the fixture's gate.
 
 use std::time::Duration;
 
@@ -25,8 +26,8 @@ async fn a_cut_off_worker_loses_its_lease_and_its_late_result_is_dropped() {
     let coordinator = Coordinator::start(&redis, "127.0.0.1:0", 2);
     let url = coordinator.url();
     let mut proxy = Proxy::start(coordinator.addr).await;
-    // Both unsandboxed, so both are held by the gate.
-    let mut worker_a = Worker::start("cut-a", &proxy.url(), false);
+    // Both see the gate, so both are held by it.
+    let mut worker_a = Worker::start_gated("cut-a", &proxy.url(), gate);
     let id = arena::create_tournament(&url, fixture.file());
     let mut admin = arena::admin(&url, Some(arena::ADMIN_TOKEN)).await;
     let victim = wait_in_flight(&mut admin, &id, &worker_a).await;
@@ -38,7 +39,7 @@ async fn a_cut_off_worker_loses_its_lease_and_its_late_result_is_dropped() {
     assert_eq!(requeued.attempt, victim.attempt + 1, "{requeued:#?}");
 
     // B takes it (requeued matches go to the front of the queue).
-    let mut worker_b = Worker::start("cut-b", &url, false);
+    let mut worker_b = Worker::start_gated("cut-b", &url, gate);
     poll_until(
         "B to lease the match",
         Duration::from_secs(60),

@@ -1,5 +1,6 @@
 //! SIGTERM drains a worker: the match in flight is played out and reported,
-//! nothing more is leased, and the worker exits cleanly.
+//! nothing more is leased, and the sandboxed worker exits cleanly, its
+//! cgroups removed.
 
 use std::time::Duration;
 
@@ -17,7 +18,7 @@ async fn a_draining_worker_finishes_its_match_and_leases_no_more() {
     let redis = RedisServer::start();
     let coordinator = Coordinator::start(&redis, "127.0.0.1:0", 30);
     let url = coordinator.url();
-    let mut worker = Worker::start("drain", &url, false);
+    let mut worker = Worker::start_gated("drain", &url, gate);
     let id = arena::create_tournament(&url, fixture.file());
     let mut admin = arena::admin(&url, Some(arena::ADMIN_TOKEN)).await;
     let playing = wait_in_flight(&mut admin, &id, &worker).await;
@@ -28,6 +29,9 @@ async fn a_draining_worker_finishes_its_match_and_leases_no_more() {
         Duration::from_secs(30),
         |l| l.contains("draining"),
     );
+    // The gate holds the sandboxed bots: the match is still being played.
+    let all = matches(&mut admin, &id).await;
+    assert_eq!(find(&all, &playing.match_id).state, "leased", "{all:#?}");
     gate.open();
     let summary = worker.drain();
     assert_eq!(summary.played, 1, "{summary:?}");

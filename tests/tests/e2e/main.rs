@@ -18,6 +18,8 @@ mod cut_off_worker;
 mod drain;
 mod ffa_tournament;
 mod lease_ttl;
+mod quick_start;
 mod round_robin;
+mod starter_rust;
 mod upload;
 mod worker_killed;

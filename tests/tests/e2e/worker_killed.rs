@@ -1,10 +1,12 @@
 //! A worker SIGKILLed in the middle of a match: its lease expires, the match
-//! is replayed elsewhere, and nothing is lost or counted twice.
+//! is replayed elsewhere, and nothing is lost or counted twice. Both workers
+//! are sandboxed; the sandboxes the killed one left behind are removed.
 
 use std::time::Duration;
 
 use crate::support::arena::{self, Coordinator, Worker};
 use crate::support::bots::{Fixture, round_robin_matches};
+use crate::support::cgroups::dirs_named;
 use crate::support::redis::RedisServer;
 use crate::support::tournament::{
     assert_all_done_once, find, matches, wait_finished, wait_in_flight, wait_requeued,
@@ -23,9 +25,8 @@ async fn killing_a_worker_mid_match_loses_nothing() {
     let redis = RedisServer::start();
     let coordinator = Coordinator::start(&redis, "127.0.0.1:0", 2);
     let url = coordinator.url();
-    // Unsandboxed: a SIGKILLed sandboxed worker would leave its cgroups
-    // behind (only a later start on the same parent removes them).
-    let mut worker_a = Worker::start("kill-a", &url, false);
+    let mut worker_a = Worker::start_gated("kill-a", &url, gate);
+    let cgroup_a = worker_a.cgroup_name().expect("a sandboxed worker");
     let id = arena::create_tournament(&url, fixture.file());
     let mut admin = arena::admin(&url, Some(arena::ADMIN_TOKEN)).await;
 
@@ -46,10 +47,9 @@ async fn killing_a_worker_mid_match_loses_nothing() {
     let requeued = wait_requeued(&mut admin, &id, &victim.match_id).await;
     assert_eq!(requeued.attempt, 2, "{requeued:#?}");
 
-    // Worker B (sandboxed: its bots would not see the gate anyway) plays
-    // everything, the killed match included.
+    // Worker B plays everything, the killed match included.
     gate.open();
-    let mut worker_b = Worker::start("kill-b", &url, true);
+    let mut worker_b = Worker::start_gated("kill-b", &url, gate);
     wait_finished(&mut admin, &id).await;
 
     let all = matches(&mut admin, &id).await;
@@ -59,4 +59,13 @@ async fn killing_a_worker_mid_match_loses_nothing() {
     let summary = worker_b.drain();
     assert_eq!(summary.accepted, total as u64, "{summary:?}");
     assert_eq!(summary.failed, 0, "{summary:?}");
+
+    // A SIGKILLed runner cannot remove its sandboxes' cgroups; the killed
+    // worker's guard removes whatever it left behind.
+    drop(worker_a);
+    assert_eq!(
+        dirs_named(&cgroup_a),
+        Vec::<std::path::PathBuf>::new(),
+        "the killed worker's cgroups remain"
+    );
 }

@@ -17,6 +17,7 @@ use tonic::service::Interceptor;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
 
+use super::bots::Gate;
 use super::cgroups::CgroupParent;
 use super::process::{Proc, output};
 use super::redis::RedisServer;
@@ -201,6 +202,18 @@ impl Worker {
     /// under a fresh cgroup parent when `sandboxed`, as plain processes
     /// (`--no-sandbox`) otherwise.
     pub fn start(id: &str, coordinator_url: &str, sandboxed: bool) -> Worker {
+        let sandbox = sandboxed.then_some(&[][..]);
+        Worker::spawn(id, coordinator_url, sandbox)
+    }
+
+    /// A sandboxed worker whose bots see `gate`: its directory is bound
+    /// read-only into every sandbox (`--env-path`).
+    pub fn start_gated(id: &str, coordinator_url: &str, gate: &Gate) -> Worker {
+        Worker::spawn(id, coordinator_url, Some(&[gate.dir()]))
+    }
+
+    /// Sandboxed with `env_paths` bound in when `sandbox` is given.
+    fn spawn(id: &str, coordinator_url: &str, sandbox: Option<&[&Path]>) -> Worker {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let dir = tempfile::Builder::new()
             .prefix(&format!("arena-e2e-{id}-"))
@@ -214,17 +227,23 @@ impl Worker {
             .arg(dir.path().join("submissions"))
             .arg("--cache-dir")
             .arg(dir.path().join("builds"));
-        let cgroup = if sandboxed {
-            let parent = CgroupParent::new(format!(
-                "arena-e2e-{}-{}",
-                std::process::id(),
-                NEXT.fetch_add(1, Ordering::Relaxed)
-            ));
-            command.args(["--cgroup-parent", parent.name()]);
-            Some(parent)
-        } else {
-            command.arg("--no-sandbox");
-            None
+        let cgroup = match sandbox {
+            Some(env_paths) => {
+                let parent = CgroupParent::new(format!(
+                    "arena-e2e-{}-{}",
+                    std::process::id(),
+                    NEXT.fetch_add(1, Ordering::Relaxed)
+                ));
+                command.args(["--cgroup-parent", parent.name()]);
+                for path in env_paths {
+                    command.arg("--env-path").arg(path);
+                }
+                Some(parent)
+            }
+            None => {
+                command.arg("--no-sandbox");
+                None
+            }
         };
         Worker {
             process: Proc::spawn(format!("worker {id}"), command),
@@ -232,6 +251,11 @@ impl Worker {
             cgroup,
             dir,
         }
+    }
+
+    /// The name of a sandboxed worker's cgroup parent.
+    pub fn cgroup_name(&self) -> Option<String> {
+        self.cgroup.as_ref().map(|c| c.name().to_owned())
     }
 
     /// SIGTERM: the worker finishes what it is playing, leases nothing more
@@ -255,9 +279,13 @@ impl Worker {
         summary
     }
 
-    /// Processes (bots) whose working directory is in this worker's
-    /// directory: plain-process bots run in their unpacked submission.
+    /// This worker's bot processes: those in its cgroup leaves when
+    /// sandboxed; those whose working directory is in its directory
+    /// otherwise (plain-process bots run in their unpacked submission).
     pub fn bot_processes(&self) -> Vec<i32> {
+        if let Some(cgroup) = &self.cgroup {
+            return cgroup.pids();
+        }
         let Ok(root) = self.dir.path().canonicalize() else {
             return Vec::new();
         };
@@ -272,6 +300,15 @@ impl Worker {
                     .is_ok_and(|cwd| cwd.starts_with(&root))
             })
             .collect()
+    }
+
+    /// Bots running now: sandboxes with a process in them (a sandbox may
+    /// hold an init beside its bot), or plain bot processes.
+    pub fn running_bots(&self) -> usize {
+        match &self.cgroup {
+            Some(cgroup) => cgroup.busy_leaves(),
+            None => self.bot_processes().len(),
+        }
     }
 }
 

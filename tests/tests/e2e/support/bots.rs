@@ -56,19 +56,45 @@ except (BrokenPipeError, KeyboardInterrupt):
 "#;
 
 /// A file whose existence holds every gated bot before its next reply.
-/// A sandboxed bot cannot see it (its root is fresh), so it never waits.
+///
+/// It lives in a directory of its own outside `/tmp` (the sandbox mounts a
+/// private `/tmp` over it, and Cargo's target dir may be under `/tmp` too),
+/// in [`GATES`], readable by everyone:
+/// a sandboxed worker binds that directory read-only into every sandbox at
+/// the same path (`--env-path`, see [`super::arena::Worker::start_gated`]),
+/// so sandboxed bots see the gate close and open as plain processes do.
+/// Where gates are made: not under `/tmp`, and on every FHS host.
+const GATES: &str = "/var/tmp";
+
 pub struct Gate {
+    // Field order is drop order: the file goes before its directory.
     path: PathBuf,
+    dir: tempfile::TempDir,
 }
 
 impl Gate {
-    /// A gate at `path` (in a temp dir the test owns), initially open.
-    pub fn new(path: PathBuf) -> Gate {
-        Gate { path }
+    /// A fresh gate, initially open.
+    pub fn create() -> Gate {
+        let dir = tempfile::Builder::new()
+            .prefix("arena-e2e-gate-")
+            .tempdir_in(GATES)
+            .expect("the gate's directory");
+        // Bots run as unprivileged users: they must be able to look inside.
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod the gate's directory");
+        Gate {
+            path: dir.path().join("closed"),
+            dir,
+        }
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The directory a sandboxed worker binds into its sandboxes.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
     }
 
     /// Bots stop before their next reply.
@@ -181,7 +207,7 @@ pub fn round_robin_matches(bots: usize, games_per_pairing: usize) -> usize {
 /// holding `count` entrants, held by a gate there when gated (open until
 /// the test closes it), and a round-robin tournament file for them.
 pub struct Fixture {
-    // Field order is drop order: the gate file goes before its directory.
+    /// The gate, in a directory of its own (see [`Gate`]).
     gate: Option<Gate>,
     pub bots: Vec<Bot>,
     file: PathBuf,
@@ -206,7 +232,7 @@ impl Fixture {
             .prefix(&format!("arena-e2e-{tag}-"))
             .tempdir()
             .unwrap();
-        let gate = gated.then(|| Gate::new(dir.path().join("gate")));
+        let gate = gated.then(Gate::create);
         let bots = write_bots(&dir.path().join("bots"), count, gate.as_ref());
         let file = write_tournament(
             &dir.path().join("tournament.toml"),

@@ -23,31 +23,80 @@ impl CgroupParent {
     }
 
     /// The parent's directory in each mounted hierarchy where it exists
-    /// (v1 controllers, the unified hierarchy of a hybrid host, or the root
-    /// of a v2-only host).
+    /// (see [`dirs_named`]).
     pub fn dirs(&self) -> Vec<PathBuf> {
-        let mut hierarchies = BTreeSet::new();
-        hierarchies.insert(PathBuf::from(CGROUP_ROOT));
-        if let Ok(entries) = std::fs::read_dir(CGROUP_ROOT) {
-            for entry in entries.filter_map(|e| e.ok()) {
-                // Co-mounted controllers show up as symlinks to one directory.
-                if let Ok(dir) = entry.path().canonicalize()
-                    && dir.is_dir()
-                {
-                    hierarchies.insert(dir);
-                }
-            }
-        }
-        hierarchies
-            .into_iter()
-            .map(|h| h.join(&self.name))
-            .filter(|dir| dir.is_dir())
-            .collect()
+        dirs_named(&self.name)
     }
 
     pub fn exists(&self) -> bool {
         !self.dirs().is_empty()
     }
+
+    /// Every process in the parent's leaves, in any hierarchy.
+    pub fn pids(&self) -> Vec<i32> {
+        let mut pids: Vec<i32> = self
+            .leaves()
+            .iter()
+            .flat_map(|leaf| leaf_pids(leaf))
+            .collect();
+        pids.sort_unstable();
+        pids.dedup();
+        pids
+    }
+
+    /// Leaves (by name) with at least one process in some hierarchy: one
+    /// per running sandbox.
+    pub fn busy_leaves(&self) -> usize {
+        let busy: BTreeSet<std::ffi::OsString> = self
+            .leaves()
+            .into_iter()
+            .filter(|leaf| !leaf_pids(leaf).is_empty())
+            .filter_map(|leaf| leaf.file_name().map(|n| n.to_owned()))
+            .collect();
+        busy.len()
+    }
+
+    /// Leaf directories under the parent, in every hierarchy.
+    fn leaves(&self) -> Vec<PathBuf> {
+        self.dirs()
+            .iter()
+            .flat_map(|parent| std::fs::read_dir(parent).into_iter().flatten().flatten())
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect()
+    }
+}
+
+/// Processes listed in one leaf directory.
+fn leaf_pids(leaf: &std::path::Path) -> Vec<i32> {
+    std::fs::read_to_string(leaf.join("cgroup.procs"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+/// The directories of cgroup `name` in each mounted hierarchy where it
+/// exists (v1 controllers, the unified hierarchy of a hybrid host, or the
+/// root of a v2-only host): empty once it is gone everywhere.
+pub fn dirs_named(name: &str) -> Vec<PathBuf> {
+    let mut hierarchies = BTreeSet::new();
+    hierarchies.insert(PathBuf::from(CGROUP_ROOT));
+    if let Ok(entries) = std::fs::read_dir(CGROUP_ROOT) {
+        for entry in entries.filter_map(|e| e.ok()) {
+            // Co-mounted controllers show up as symlinks to one directory.
+            if let Ok(dir) = entry.path().canonicalize()
+                && dir.is_dir()
+            {
+                hierarchies.insert(dir);
+            }
+        }
+    }
+    hierarchies
+        .into_iter()
+        .map(|h| h.join(name))
+        .filter(|dir| dir.is_dir())
+        .collect()
 }
 
 impl Drop for CgroupParent {
@@ -79,13 +128,7 @@ impl Drop for CgroupParent {
 /// left after a grace period (bots of our own worker: the parent's name is
 /// unique to this test process).
 fn empty_leaf(leaf: &std::path::Path) {
-    let procs = || -> Vec<i32> {
-        std::fs::read_to_string(leaf.join("cgroup.procs"))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| l.trim().parse().ok())
-            .collect()
-    };
+    let procs = || leaf_pids(leaf);
     let mut deadline = Instant::now() + Duration::from_secs(5);
     let mut killed = false;
     loop {

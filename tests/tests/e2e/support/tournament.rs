@@ -56,7 +56,7 @@ pub async fn wait_in_flight(admin: &mut Admin, id: &str, worker: &Worker) -> Mat
     poll_until(
         &format!("the two bots of {label} to start"),
         Duration::from_secs(60),
-        async || (worker.bot_processes().len() == 2).then_some(()),
+        async || (worker.running_bots() == 2).then_some(()),
     )
     .await;
     leased
