@@ -1,17 +1,43 @@
-//! Which cores run what. In dedicated mode the runner is pinned to a core of
-//! its own and every confined process leases an exclusive core: no two bots
-//! (or a build and a bot) ever share one. A host with fewer cores than a
-//! match needs runs in shared mode: every process may use every core, the
-//! runner is not pinned, all other limits still hold, and the mode is logged.
+//! Which CPUs run what: one core's worth of compute per confined process, always.
+//!
+//! Every confined process (a bot or a build) gets a cpuset of exactly one CPU, chosen
+//! least-loaded first, and a cgroup of its own in the cpu controller, so all of its threads
+//! are one scheduling entity with one weight. What differs between the modes is whether a
+//! CPU is shared:
+//!
+//! * **Dedicated** (at least `seats + 1` CPUs): the runner is pinned to a CPU of its own and
+//!   every process leases a CPU no other confined process has. Nothing is capped: a CPU of
+//!   one's own is one core's worth.
+//! * **Shared** (fewer): only exclusivity is given up. With `k = ceil(seats / CPUs)` bots at
+//!   most on any CPU, each bot is still pinned to one CPU, and when `k > 1` each also gets a
+//!   CPU quota of `1/k` of a core (`cpu.max`/`cpu.cfs_quota_us`), so every seat gets the same
+//!   compute whatever its neighbours do and no bot can take its neighbour's share with more
+//!   threads. The runner gets a CPU no bot has when that costs no bot any compute (when the
+//!   bots fit on one CPU fewer at the same `k`); otherwise it is not pinned and the kernel runs
+//!   it wherever a bot is idle. Ties go to the highest-numbered CPU, so CPU 0 (the runner's,
+//!   and where hosts tend to run their housekeeping) is the last to get a bot. The layout is
+//!   logged once.
+//!
+//! A match with more bots than a dedicated plan has CPUs (a caller that plans by cores only
+//! does this for a match bigger than the host) puts the extra bots on the least-loaded CPU
+//! with a quota of `1/(holders + 1)` of a core; the process already there keeps no cap, and
+//! the cpu controller's equal weights split the CPU between them.
+//!
+//! Why a quota only when sharing: on a one-CPU cpuset a one-core cap is a no-op, and needing
+//! the cpu controller for it would refuse hosts that lack it for nothing. When a quota is
+//! needed and the controller is missing, creating the bot's cgroup fails with
+//! `ControllerMissing`; no bot ever silently gets every CPU.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
+
+use crate::cgroup::{CpuQuota, format_cpu_list};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CoreMode {
-    /// One core for the runner, one exclusive core per confined process.
+    /// One CPU for the runner, one exclusive CPU per confined process.
     Dedicated,
-    /// Too few cores: everything shares every core.
+    /// Too few CPUs: one CPU per process still, but bots may share one (capped evenly).
     Shared,
 }
 
@@ -27,49 +53,115 @@ pub enum CpuError {
     Pin { core: usize, source: std::io::Error },
 }
 
-/// Hands out cores to confined processes.
-#[derive(Clone, Debug)]
-pub struct CoreAllocator {
+/// Where the runner and the bots go, decided once from the CPUs and the seats (pure, so it
+/// can be tested with any core count).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Layout {
+    /// Dedicated or shared.
     mode: CoreMode,
-    /// The runner's core (dedicated mode only).
+    /// The runner's own CPU, when it has one.
     runner: Option<usize>,
-    /// Every core a confined process may get.
+    /// The CPUs confined processes are pinned to, ascending.
     bot_cores: Vec<usize>,
-    /// Cores not leased right now (dedicated mode only).
-    free: Arc<Mutex<BTreeSet<usize>>>,
+    /// The most bots a full match puts on one bot CPU (1 in dedicated mode).
+    sharers: usize,
 }
 
-impl CoreAllocator {
-    /// Plans `available` cores for matches of `seats` bots: dedicated when
-    /// there are at least `seats + 1`, shared (and said so on stderr) otherwise.
-    pub fn new(available: &[usize], seats: usize) -> Result<CoreAllocator, CpuError> {
+impl Layout {
+    /// Plans `available` CPUs for matches of `seats` bots.
+    fn plan(available: &[usize], seats: usize) -> Result<Layout, CpuError> {
         let mut cores: Vec<usize> = available.to_vec();
         cores.sort_unstable();
         cores.dedup();
-        if cores.is_empty() {
+        let n = cores.len();
+        if n == 0 {
             return Err(CpuError::NoCores);
         }
-        if cores.len() > seats {
+        if n > seats {
             let runner = cores.remove(0);
-            Ok(CoreAllocator {
+            return Ok(Layout {
                 mode: CoreMode::Dedicated,
                 runner: Some(runner),
-                free: Arc::new(Mutex::new(cores.iter().copied().collect())),
                 bot_cores: cores,
-            })
-        } else {
-            eprintln!(
-                "arena-sandbox: shared-core mode: {} core(s) for {seats} bot(s) and the runner; \
-                 bots are not on dedicated cores (every other limit still applies)",
-                cores.len()
-            );
-            Ok(CoreAllocator {
-                mode: CoreMode::Shared,
-                runner: None,
-                free: Arc::new(Mutex::new(BTreeSet::new())),
-                bot_cores: cores,
-            })
+                sharers: 1,
+            });
         }
+        // n <= seats, so seats >= 1 here.
+        let sharers = seats.div_ceil(n);
+        // The bots need only this many CPUs at `sharers` per CPU; if that leaves one over, the
+        // runner takes it without costing any bot compute (each is capped at 1/sharers anyway).
+        let needed = seats.div_ceil(sharers);
+        let runner = if needed < n {
+            Some(cores.remove(0))
+        } else {
+            None
+        };
+        Ok(Layout {
+            mode: CoreMode::Shared,
+            runner,
+            bot_cores: cores,
+            sharers,
+        })
+    }
+
+    /// The cap each bot of a full match gets (shared mode with CPUs shared).
+    fn shared_quota(&self) -> Option<CpuQuota> {
+        (self.mode == CoreMode::Shared && self.sharers > 1)
+            .then(|| CpuQuota::share_of_one_core(self.sharers))
+    }
+
+    /// The one line that says what shared mode guarantees on this host.
+    fn describe(&self, seats: usize) -> String {
+        let cap = match self.shared_quota() {
+            Some(q) => format!(
+                "up to {} bots share a CPU, each capped at {:.2} core",
+                self.sharers,
+                q.cores()
+            ),
+            None => "no two bots share a CPU".to_owned(),
+        };
+        let runner = match self.runner {
+            Some(core) => format!("the runner has CPU {core} to itself"),
+            None => "the runner has no CPU of its own (every CPU holds a bot; \
+                     it runs wherever a bot is idle)"
+                .to_owned(),
+        };
+        format!(
+            "arena-sandbox: shared-core mode: {} CPU(s) for {seats} bot(s) and the runner; \
+             each bot is pinned to one of CPUs {} ({cap}); {runner}; \
+             every other limit still applies",
+            self.bot_cores.len() + usize::from(self.runner.is_some()),
+            format_cpu_list(&self.bot_cores),
+        )
+    }
+}
+
+/// Processes holding each bot CPU right now.
+type Load = Arc<Mutex<BTreeMap<usize, usize>>>;
+
+/// Hands out CPUs to confined processes.
+#[derive(Clone, Debug)]
+pub struct CoreAllocator {
+    /// The plan for this host.
+    layout: Layout,
+    /// How many processes hold each bot CPU; shared with every lease, which gives its
+    /// CPU back on drop.
+    load: Load,
+}
+
+impl CoreAllocator {
+    /// Plans `available` CPUs for matches of `seats` bots: dedicated when there are at least
+    /// `seats + 1`, shared (and its layout said on stderr) otherwise.
+    pub fn new(available: &[usize], seats: usize) -> Result<CoreAllocator, CpuError> {
+        let layout = Layout::plan(available, seats)?;
+        if layout.mode == CoreMode::Shared {
+            eprintln!("{}", layout.describe(seats));
+        }
+        let load = layout.bot_cores.iter().map(|&cpu| (cpu, 0)).collect();
+        Ok(CoreAllocator {
+            layout,
+            load: Arc::new(Mutex::new(load)),
+        })
     }
 
     /// The cores this process may run on (its affinity mask).
@@ -89,17 +181,24 @@ impl CoreAllocator {
     }
 
     pub fn mode(&self) -> CoreMode {
-        self.mode
+        self.layout.mode
     }
 
+    /// The runner's own CPU: always in dedicated mode, in shared mode only when no bot loses
+    /// compute by it.
     pub fn runner_core(&self) -> Option<usize> {
-        self.runner
+        self.layout.runner
     }
 
-    /// Pins the calling thread to the runner's core (dedicated mode; a no-op
-    /// in shared mode).
+    /// The most bots a full match puts on one CPU (1: no CPU is shared).
+    pub fn sharers(&self) -> usize {
+        self.layout.sharers
+    }
+
+    /// Pins the calling thread (and the threads it starts later) to the runner's CPU; a
+    /// no-op when the runner has none.
     pub fn pin_runner_thread(&self) -> Result<(), CpuError> {
-        let Some(core) = self.runner else {
+        let Some(core) = self.layout.runner else {
             return Ok(());
         };
         // SAFETY: builds a cpu_set_t with one bit and applies it to this thread.
@@ -117,72 +216,122 @@ impl CoreAllocator {
         Ok(())
     }
 
-    /// How many cores bots may be given (every core but the runner's in
-    /// dedicated mode).
+    /// How many CPUs bots may be given (every CPU but the runner's own).
     pub fn bot_core_count(&self) -> usize {
-        self.bot_cores.len()
+        self.layout.bot_cores.len()
     }
 
-    /// Cores for one confined process when one may be busy: a dedicated
-    /// core while one is free, otherwise every bot core, shared, with a
-    /// logged warning. A caller that plans its matches by cores (the worker
-    /// daemon) only gets here for a match with more bots than bot cores.
+    /// One CPU for a confined process that must run now: in dedicated mode an exclusive one
+    /// while one is free, otherwise the least-loaded one, shared, capped at its share and
+    /// logged. A caller that plans its matches by cores (the worker daemon) only gets the
+    /// fallback for a match with more bots than bot CPUs.
     pub fn lease_or_share(&self) -> CoreLease {
-        match self.lease() {
-            Ok(lease) => lease,
-            Err(_) => {
-                eprintln!(
-                    "arena-sandbox: shared-core fallback: all {} bot core(s) are taken; \
-                     this bot shares them (every other limit still applies)",
-                    self.bot_cores.len()
-                );
-                CoreLease {
-                    cores: self.bot_cores.clone(),
-                    pool: None,
+        if self.layout.mode == CoreMode::Shared {
+            return self.take(|_| self.layout.shared_quota());
+        }
+        let lease = self.take(|holders| {
+            (holders > 0).then(|| CpuQuota::share_of_one_core(holders.saturating_add(1)))
+        });
+        if let (Some(quota), [cpu]) = (lease.quota, lease.cores()) {
+            eprintln!(
+                "arena-sandbox: shared-core fallback: all {} bot CPU(s) are taken; \
+                 this process shares CPU {cpu}, capped at {:.2} core \
+                 (every other limit still applies)",
+                self.layout.bot_cores.len(),
+                quota.cores()
+            );
+        }
+        lease
+    }
+
+    /// One CPU for a confined process, held until the lease drops: exclusive in dedicated
+    /// mode ([`CpuError::Exhausted`] when none is free), least-loaded in shared mode.
+    pub fn lease(&self) -> Result<CoreLease, CpuError> {
+        match self.layout.mode {
+            CoreMode::Shared => Ok(self.lease_or_share()),
+            CoreMode::Dedicated => {
+                let mut load = self.load.lock().unwrap_or_else(|p| p.into_inner());
+                match least_loaded(&load) {
+                    Some((cpu, 0)) => Ok(self.hold(&mut load, cpu, None)),
+                    _ => Err(CpuError::Exhausted(self.layout.bot_cores.len())),
                 }
             }
         }
     }
 
-    /// Cores for one confined process, held until the lease drops.
-    pub fn lease(&self) -> Result<CoreLease, CpuError> {
-        match self.mode {
-            CoreMode::Shared => Ok(CoreLease {
-                cores: self.bot_cores.clone(),
-                pool: None,
-            }),
-            CoreMode::Dedicated => {
-                let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-                let core = free
-                    .pop_first()
-                    .ok_or(CpuError::Exhausted(self.bot_cores.len()))?;
-                Ok(CoreLease {
-                    cores: vec![core],
-                    pool: Some(Arc::clone(&self.free)),
-                })
-            }
+    /// Leases the least-loaded bot CPU with the quota `quota(holders already there)`; an
+    /// empty lease when there are no bot CPUs at all (spawning it then fails with
+    /// `NoCores`).
+    fn take(&self, quota: impl FnOnce(usize) -> Option<CpuQuota>) -> CoreLease {
+        let mut load = self.load.lock().unwrap_or_else(|p| p.into_inner());
+        match least_loaded(&load) {
+            Some((cpu, holders)) => self.hold(&mut load, cpu, quota(holders)),
+            None => CoreLease {
+                cores: Vec::new(),
+                quota: None,
+                load: None,
+            },
+        }
+    }
+
+    /// Counts one more holder of `cpu` and returns its lease.
+    fn hold(
+        &self,
+        load: &mut BTreeMap<usize, usize>,
+        cpu: usize,
+        quota: Option<CpuQuota>,
+    ) -> CoreLease {
+        if let Some(holders) = load.get_mut(&cpu) {
+            *holders = holders.saturating_add(1);
+        }
+        CoreLease {
+            cores: vec![cpu],
+            quota,
+            load: Some(Arc::clone(&self.load)),
         }
     }
 }
 
-/// Cores leased to one process; returned to the pool on drop.
+/// The CPU with the fewest holders, and its count; ties go to the highest CPU number.
+fn least_loaded(load: &BTreeMap<usize, usize>) -> Option<(usize, usize)> {
+    load.iter()
+        .min_by_key(|&(&cpu, &holders)| (holders, std::cmp::Reverse(cpu)))
+        .map(|(&cpu, &holders)| (cpu, holders))
+}
+
+/// One CPU leased to one process, with its cap if it shares; given back on drop.
 #[derive(Debug)]
 pub struct CoreLease {
+    /// The CPU (one; empty only when the allocator has no bot CPUs).
     cores: Vec<usize>,
-    pool: Option<Arc<Mutex<BTreeSet<usize>>>>,
+    /// The CPU bandwidth cap for the process, when it shares its CPU.
+    quota: Option<CpuQuota>,
+    /// The allocator's counts, decremented on drop.
+    load: Option<Load>,
 }
 
 impl CoreLease {
+    /// The cpuset: exactly one CPU.
     pub fn cores(&self) -> &[usize] {
         &self.cores
+    }
+
+    /// The CPU quota to apply to the process's cgroup, if any.
+    pub fn quota(&self) -> Option<CpuQuota> {
+        self.quota
     }
 }
 
 impl Drop for CoreLease {
     fn drop(&mut self) {
-        if let Some(pool) = &self.pool {
-            let mut free = pool.lock().unwrap_or_else(|p| p.into_inner());
-            free.extend(self.cores.iter().copied());
+        let Some(load) = &self.load else {
+            return;
+        };
+        let mut load = load.lock().unwrap_or_else(|p| p.into_inner());
+        for cpu in &self.cores {
+            if let Some(holders) = load.get_mut(cpu) {
+                *holders = holders.saturating_sub(1);
+            }
         }
     }
 }
@@ -191,43 +340,152 @@ impl Drop for CoreLease {
 mod tests {
     use super::*;
 
+    fn cpus(leases: &[&CoreLease]) -> Vec<usize> {
+        let mut all: Vec<usize> = leases.iter().flat_map(|l| l.cores().to_vec()).collect();
+        all.sort_unstable();
+        all
+    }
+
     #[test]
     fn dedicated_mode_never_shares_a_core() {
         let cores = CoreAllocator::new(&[0, 1, 2, 3], 2).unwrap();
         assert_eq!(cores.mode(), CoreMode::Dedicated);
         assert_eq!(cores.runner_core(), Some(0));
+        assert_eq!(cores.sharers(), 1);
         let a = cores.lease().unwrap();
         let b = cores.lease().unwrap();
         let c = cores.lease().unwrap();
-        let mut all: Vec<usize> = [&a, &b, &c]
-            .iter()
-            .flat_map(|l| l.cores().to_vec())
-            .collect();
-        all.sort_unstable();
-        assert_eq!(all, vec![1, 2, 3], "exclusive, and never the runner's");
-        assert!(matches!(cores.lease(), Err(CpuError::Exhausted(3))));
-        // More bots than cores: the extra one shares every bot core.
-        let shared = cores.lease_or_share();
-        assert_eq!(shared.cores(), &[1, 2, 3]);
-        drop(shared);
-        assert!(
-            matches!(cores.lease(), Err(CpuError::Exhausted(3))),
-            "nothing returned"
+        assert_eq!(
+            cpus(&[&a, &b, &c]),
+            vec![1, 2, 3],
+            "exclusive, never the runner's"
         );
+        for lease in [&a, &b, &c] {
+            assert_eq!(lease.cores().len(), 1);
+            assert_eq!(lease.quota(), None, "a CPU of its own needs no cap");
+        }
+        assert!(matches!(cores.lease(), Err(CpuError::Exhausted(3))));
         drop(b);
-        assert_eq!(cores.lease().unwrap().cores().len(), 1);
+        let again = cores.lease().unwrap();
+        assert_eq!(again.cores().len(), 1);
+        assert!(!a.cores().contains(&again.cores()[0]));
     }
 
     #[test]
-    fn too_few_cores_means_shared_mode() {
+    fn dedicated_overflow_shares_one_cpu_capped() {
+        let cores = CoreAllocator::new(&[0, 1, 2, 3], 2).unwrap();
+        let leases: Vec<CoreLease> = (0..3).map(|_| cores.lease().unwrap()).collect();
+        // More bots than CPUs: the extra one gets one CPU, never the runner's, capped at half.
+        let extra = cores.lease_or_share();
+        assert_eq!(extra.cores().len(), 1);
+        assert_ne!(extra.cores(), &[0]);
+        assert_eq!(extra.quota(), Some(CpuQuota::share_of_one_core(2)));
+        let third = cores.lease_or_share();
+        assert_ne!(third.cores(), extra.cores(), "least loaded first");
+        drop((extra, third));
+        assert!(
+            matches!(cores.lease(), Err(CpuError::Exhausted(3))),
+            "the shared leases gave their CPUs back, the exclusive ones still hold theirs"
+        );
+        drop(leases);
+        assert!(cores.lease().is_ok());
+    }
+
+    #[test]
+    fn shared_mode_pins_every_bot_to_one_cpu_spread_out() {
+        // This machine's case: 2 CPUs, 2 bots and the runner.
         let cores = CoreAllocator::new(&[0, 1], 2).unwrap();
         assert_eq!(cores.mode(), CoreMode::Shared);
-        assert_eq!(cores.runner_core(), None);
+        assert_eq!(
+            cores.runner_core(),
+            None,
+            "a CPU for the runner would halve a bot"
+        );
+        assert_eq!(cores.sharers(), 1);
         let a = cores.lease().unwrap();
         let b = cores.lease().unwrap();
-        assert_eq!(a.cores(), &[0, 1]);
-        assert_eq!(b.cores(), &[0, 1]);
+        assert_eq!(a.cores(), &[1], "CPU 0 is the last to get a bot");
+        assert_eq!(b.cores(), &[0]);
+        assert_eq!((a.quota(), b.quota()), (None, None), "alone on its CPU");
         cores.pin_runner_thread().unwrap();
+    }
+
+    #[test]
+    fn shared_mode_caps_bots_that_share_a_cpu() {
+        // A 3-bot match on 2 CPUs: every bot gets the same half core, the lone one included.
+        let cores = CoreAllocator::new(&[0, 1], 3).unwrap();
+        assert_eq!(cores.sharers(), 2);
+        let leases: Vec<CoreLease> = (0..3).map(|_| cores.lease().unwrap()).collect();
+        assert_eq!(cpus(&leases.iter().collect::<Vec<_>>()), vec![0, 1, 1]);
+        for lease in &leases {
+            assert_eq!(lease.cores().len(), 1);
+            assert_eq!(lease.quota(), Some(CpuQuota::share_of_one_core(2)));
+        }
+        // One CPU for everything.
+        let one = CoreAllocator::new(&[5], 2).unwrap();
+        let (a, b) = (one.lease().unwrap(), one.lease().unwrap());
+        assert_eq!((a.cores(), b.cores()), (&[5][..], &[5][..]));
+        assert_eq!(a.quota(), Some(CpuQuota::share_of_one_core(2)));
+    }
+
+    #[test]
+    fn shared_mode_gives_the_runner_a_cpu_when_no_bot_pays_for_it() {
+        // 4 bots on 3 CPUs: two per CPU either way, so CPU 0 goes to the runner.
+        let cores = CoreAllocator::new(&[0, 1, 2], 4).unwrap();
+        assert_eq!(cores.mode(), CoreMode::Shared);
+        assert_eq!(cores.runner_core(), Some(0));
+        assert_eq!(cores.sharers(), 2);
+        let leases: Vec<CoreLease> = (0..4).map(|_| cores.lease().unwrap()).collect();
+        assert_eq!(cpus(&leases.iter().collect::<Vec<_>>()), vec![1, 1, 2, 2]);
+        // 3 bots on 3 CPUs: a runner CPU would put two bots on one, so there is none.
+        let cores = CoreAllocator::new(&[0, 1, 2], 3).unwrap();
+        assert_eq!(cores.runner_core(), None);
+        assert_eq!(cores.sharers(), 1);
+        // 6 bots on 5 CPUs: two per CPU at most either way.
+        let cores = CoreAllocator::new(&[0, 1, 2, 3, 4], 6).unwrap();
+        assert_eq!((cores.runner_core(), cores.sharers()), (Some(0), 2));
+    }
+
+    #[test]
+    fn the_plan_never_overloads_a_cpu_beyond_its_sharers() {
+        for n in 1..=8usize {
+            for seats in 1..=12usize {
+                let available: Vec<usize> = (0..n).collect();
+                let layout = Layout::plan(&available, seats).unwrap();
+                let bot_cpus = layout.bot_cores.len();
+                assert!(bot_cpus >= 1, "{n} cpus, {seats} seats");
+                assert!(
+                    bot_cpus * layout.sharers >= seats,
+                    "{n} cpus, {seats} seats: {layout:?}"
+                );
+                // Never fewer sharers than the best any layout of n CPUs could do.
+                assert_eq!(
+                    layout.sharers,
+                    seats.div_ceil(n.min(seats).max(1)).max(1),
+                    "{n} cpus, {seats} seats"
+                );
+                if let Some(runner) = layout.runner {
+                    assert!(!layout.bot_cores.contains(&runner));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_shared_log_line_says_what_is_guaranteed() {
+        let two = Layout::plan(&[0, 1], 2).unwrap().describe(2);
+        assert!(two.contains("no two bots share a CPU"), "{two}");
+        assert!(two.contains("the runner has no CPU of its own"), "{two}");
+        let three = Layout::plan(&[0, 1], 3).unwrap().describe(3);
+        assert!(
+            three.contains("up to 2 bots share a CPU, each capped at 0.50 core"),
+            "{three}"
+        );
+        let runner = Layout::plan(&[0, 1, 2], 4).unwrap().describe(4);
+        assert!(
+            runner.contains("the runner has CPU 0 to itself"),
+            "{runner}"
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use crate::cgroup::{CgroupError, CgroupLimits, CgroupManager, CgroupSetup, LeafCgroup};
+use crate::cgroup::{CgroupError, CgroupLimits, CgroupManager, CgroupSetup, CpuQuota, LeafCgroup};
 use crate::child::{self, ChildSetup, Stage};
 use crate::env::RuntimeEnv;
 use crate::rootfs::{self, RootSpec, RootfsError};
@@ -84,6 +84,8 @@ pub struct SandboxCommand {
     pub gid: u32,
     /// Cores the process may run on.
     pub cpus: Vec<usize>,
+    /// CPU bandwidth cap for the whole process tree (from its core lease), if any.
+    pub cpu_quota: Option<CpuQuota>,
     /// Suffix of the cgroup leaf's name, for people reading cgroupfs.
     pub label: String,
 }
@@ -100,6 +102,7 @@ impl SandboxCommand {
             uid,
             gid: uid,
             cpus: Vec::new(),
+            cpu_quota: None,
             label: "proc".to_owned(),
         }
     }
@@ -121,6 +124,11 @@ impl SandboxCommand {
 
     pub fn cpus(mut self, cpus: Vec<usize>) -> Self {
         self.cpus = cpus;
+        self
+    }
+
+    pub fn cpu_quota(mut self, quota: Option<CpuQuota>) -> Self {
+        self.cpu_quota = quota;
         self
     }
 
@@ -323,6 +331,7 @@ impl Policy {
                 memory_bytes: limits.memory_bytes,
                 pids: limits.pids,
                 cpus: command.cpus.clone(),
+                cpu_quota: command.cpu_quota,
             },
         )?;
         let procs = leaf.open_procs_files()?;

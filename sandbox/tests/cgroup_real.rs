@@ -17,13 +17,14 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use arena_sandbox::cgroup::{
-    self, CgroupError, CgroupLimits, CgroupManager, CgroupOptions, CgroupSetup, LeafCgroup,
+    self, CgroupError, CgroupLimits, CgroupManager, CgroupOptions, CgroupSetup, CpuQuota,
+    LeafCgroup,
 };
 
 const ROOT: &str = "/sys/fs/cgroup";
 const UNIFIED: &str = "/sys/fs/cgroup/unified";
 /// The hierarchies a hybrid leaf lives in, as named in /proc/<pid>/cgroup.
-const V1_CONTROLLERS: [&str; 5] = ["memory", "pids", "cpuset", "cpuacct", "freezer"];
+const V1_CONTROLLERS: [&str; 6] = ["memory", "pids", "cpuset", "cpu", "cpuacct", "freezer"];
 
 const MIB: u64 = 1 << 20;
 
@@ -32,6 +33,7 @@ fn limits(memory_mib: u64) -> CgroupLimits {
         memory_bytes: memory_mib * MIB,
         pids: 16,
         cpus: vec![0],
+        cpu_quota: None,
     }
 }
 
@@ -334,6 +336,45 @@ fn cpu_time_counts_a_busy_loop() {
     let used = leaf.cpu_time().unwrap();
     assert!(used >= Duration::from_millis(10), "cpu time {used:?}");
     leaf.remove().unwrap();
+}
+
+/// A CPU quota lands in the v1 cpu controller, and the kernel enforces it: a busy loop in a
+/// leaf capped at a quarter core gets about a quarter core. Where the cpu controller is
+/// missing (the unified mount here), a leaf that needs a quota is refused, not left uncapped.
+#[test]
+fn cpu_quota_is_written_and_enforced() {
+    require_hybrid_root();
+    let cleanup = Cleanup::new("quota");
+    let manager = CgroupManager::new(CgroupSetup::Hybrid, &cleanup.parent).unwrap();
+    let capped = CgroupLimits {
+        cpus: vec![1],
+        cpu_quota: Some(CpuQuota::share_of_one_core(4)),
+        ..limits(64)
+    };
+    let leaf = manager
+        .create(&CgroupManager::owned_name("quota"), &capped)
+        .unwrap();
+    let cpu = leaf_dir("cpu", &cleanup.parent, leaf.name());
+    assert_eq!(read_trimmed(&cpu.join("cpu.cfs_period_us")), "100000");
+    assert_eq!(read_trimmed(&cpu.join("cpu.cfs_quota_us")), "25000");
+    let _child = spawn_in(&leaf, &["sh", "-c", "while :; do :; done"]);
+    let (t0, u0) = (Instant::now(), leaf.cpu_time().unwrap());
+    eventually("a second of wall time", || {
+        t0.elapsed() >= Duration::from_secs(1)
+    });
+    let rate = (leaf.cpu_time().unwrap() - u0).as_secs_f64() / t0.elapsed().as_secs_f64();
+    eprintln!("busy loop capped at 0.25 core used {rate:.3} cores");
+    assert!(rate <= 0.25 * 1.2, "the cap did not hold: {rate:.3} cores");
+    leaf.remove().unwrap();
+
+    let unified =
+        CgroupManager::new_with_root(CgroupSetup::Unified, Path::new(UNIFIED), &cleanup.parent)
+            .unwrap();
+    let err = unified.create("quota", &capped).unwrap_err();
+    assert!(
+        matches!(err, CgroupError::ControllerMissing { .. }),
+        "{err}"
+    );
 }
 
 #[test]

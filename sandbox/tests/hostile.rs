@@ -1538,6 +1538,7 @@ fn stale_leaves_of_a_dead_runner_are_removed() {
         memory_bytes: 64 * MIB,
         pids: 8,
         cpus: vec![all_cores()[0]],
+        cpu_quota: None,
     };
     let dead = "r999999999-1-x";
     let reused = format!("r{}-1-reused", std::process::id());

@@ -140,6 +140,7 @@ impl SandboxLauncher {
             .env("TMPDIR", "/tmp")
             .env("LANG", "C.UTF-8")
             .cpus(cores.cores().to_vec())
+            .cpu_quota(cores.quota())
     }
 
     fn cached(&self, key: &str) -> Option<BuildReport> {

@@ -185,6 +185,18 @@ pub enum CgroupError {
         #[source]
         source: CgroupsRsError,
     },
+    /// Writing a CPU bandwidth cap failed (v1 `cpu.cfs_period_us`/`cpu.cfs_quota_us`, v2
+    /// `cpu.max`; EINVAL: a value outside the kernel's range or above the parent's cap).
+    #[error("set cpu quota {value:?} in {path}")]
+    SetCpuQuota {
+        /// The control file written.
+        path: PathBuf,
+        /// The value written, e.g. `50000 100000`.
+        value: String,
+        /// The OS error.
+        #[source]
+        source: io::Error,
+    },
     /// Copying `cpuset.mems` from the parent into a v1 leaf failed.
     #[error("set cpuset.mems {mems:?} in {path}")]
     SetMems {

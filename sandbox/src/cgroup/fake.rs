@@ -22,7 +22,8 @@ const CGROUP2: &str = "cgroup2";
 /// What a new v1 memory group reports as "no limit" (i64::MAX rounded down to a page).
 pub(crate) const V1_UNLIMITED: &str = "9223372036854771712";
 /// The v1 controllers a full legacy fixture mounts.
-pub(crate) const V1_CONTROLLERS: [&str; 5] = ["memory", "pids", "cpuset", "cpuacct", "freezer"];
+pub(crate) const V1_CONTROLLERS: [&str; 6] =
+    ["memory", "pids", "cpuset", "cpu", "cpuacct", "freezer"];
 
 /// The kernel stand-in for a healthy host.
 pub(crate) const KERNEL: FakeKernel = FakeKernel {
@@ -156,7 +157,15 @@ fn populate_inner(dir: &Path, swap_accounting: bool) {
     file(dir, "cgroup.procs", "");
     file(dir, "tasks", "");
     file(dir, "notify_on_release", "0\n");
-    match kind.as_str() {
+    // A co-mounted hierarchy (`cpu,cpuacct`) has the files of each of its controllers.
+    for controller in kind.split(',') {
+        populate_v1_controller(dir, controller, swap_accounting);
+    }
+}
+
+/// The control files one v1 controller adds to a new group.
+fn populate_v1_controller(dir: &Path, controller: &str, swap_accounting: bool) {
+    match controller {
         "memory" => {
             file(dir, "memory.limit_in_bytes", &format!("{V1_UNLIMITED}\n"));
             if swap_accounting {
@@ -177,6 +186,11 @@ fn populate_inner(dir: &Path, swap_accounting: bool) {
         "cpuset" => {
             file(dir, "cpuset.cpus", "\n");
             file(dir, "cpuset.mems", "\n");
+        }
+        "cpu" => {
+            file(dir, "cpu.shares", "1024\n");
+            file(dir, "cpu.cfs_period_us", "100000\n");
+            file(dir, "cpu.cfs_quota_us", "-1\n");
         }
         "cpuacct" => file(dir, "cpuacct.usage", "0\n"),
         "freezer" => file(dir, "freezer.state", "THAWED\n"),
@@ -229,6 +243,10 @@ fn populate_v2(dir: &Path, swap_accounting: bool) {
             "cpuset" => {
                 file(dir, "cpuset.cpus", "\n");
                 file(dir, "cpuset.mems", "\n");
+            }
+            "cpu" => {
+                file(dir, "cpu.weight", "100\n");
+                file(dir, "cpu.max", "max 100000\n");
             }
             _ => {}
         }

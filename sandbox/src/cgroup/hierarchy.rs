@@ -25,6 +25,9 @@ pub(crate) enum V1Controller {
     Pids,
     /// CPU pinning (and the mems every v1 cpuset must have).
     Cpuset,
+    /// CPU scheduling: a leaf of its own makes all of a bot's threads one entity with one
+    /// weight (`cpu.shares`), and holds the bandwidth cap (`cpu.cfs_quota_us`).
+    Cpu,
     /// CPU time consumed.
     Cpuacct,
     /// Freezing, so a kill loop can't race a fork.
@@ -34,10 +37,11 @@ pub(crate) enum V1Controller {
 impl V1Controller {
     /// Every controller a v1 leaf joins, in the order its directories are created and
     /// joined. Memory comes before the rest so the child is charged from its first page.
-    pub(crate) const ALL: [Self; 5] = [
+    pub(crate) const ALL: [Self; 6] = [
         Self::Memory,
         Self::Pids,
         Self::Cpuset,
+        Self::Cpu,
         Self::Cpuacct,
         Self::Freezer,
     ];
@@ -48,6 +52,7 @@ impl V1Controller {
             Self::Memory => "memory",
             Self::Pids => "pids",
             Self::Cpuset => "cpuset",
+            Self::Cpu => "cpu",
             Self::Cpuacct => "cpuacct",
             Self::Freezer => "freezer",
         }
@@ -63,7 +68,8 @@ pub(crate) enum V2Controller {
     Pids,
     /// `cpuset.cpus`.
     Cpuset,
-    /// CPU weight/bandwidth; optional (`cpu.stat` usage is there without it).
+    /// CPU weight and bandwidth (`cpu.weight`, `cpu.max`); needed only for a quota
+    /// (`cpu.stat` usage is there without it).
     Cpu,
 }
 
@@ -124,6 +130,7 @@ impl Hierarchy for RootedV1 {
                     V1Controller::Cpuset => {
                         Subsystem::CpuSet(CpuSetController::new(point, base, false))
                     }
+                    V1Controller::Cpu => Subsystem::Cpu(CpuController::new(point, base, false)),
                     V1Controller::Cpuacct => {
                         Subsystem::CpuAcct(CpuAcctController::new(point, base))
                     }

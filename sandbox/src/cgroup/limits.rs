@@ -23,6 +23,67 @@ pub struct CgroupLimits {
     /// CPUs the leaf may run on: `cpuset.cpus`. Empty means "no pinning": the leaf gets its
     /// parent's CPUs (v1 copies them explicitly, v2 inherits them).
     pub cpus: Vec<usize>,
+    /// A CPU bandwidth cap for the whole leaf (v1 `cpu.cfs_period_us`/`cpu.cfs_quota_us`,
+    /// v2 `cpu.max`), or `None` for no cap. Needs the cpu controller; without it, creating
+    /// the leaf fails with [`CgroupError::ControllerMissing`].
+    pub cpu_quota: Option<CpuQuota>,
+}
+
+/// At most `quota_us` microseconds of CPU time in every `period_us`, summed over every
+/// thread of the leaf: `quota_us == period_us` is one core's worth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CpuQuota {
+    /// CPU time allowed per period, in microseconds.
+    pub quota_us: u64,
+    /// The accounting period, in microseconds.
+    pub period_us: u64,
+}
+
+impl CpuQuota {
+    /// The kernel's default period (100 ms), used for every quota Arena sets.
+    pub const PERIOD_US: u64 = 100_000;
+    /// The smallest quota the kernel accepts (1 ms), on v1 and v2 alike.
+    pub const MIN_QUOTA_US: u64 = 1_000;
+    /// The longest period the kernel accepts (1 s).
+    const MAX_PERIOD_US: u64 = 1_000_000;
+
+    /// One core's worth split evenly between `sharers` processes on one CPU (at least the
+    /// kernel's 1 ms minimum): `1` is a whole core.
+    pub fn share_of_one_core(sharers: usize) -> Self {
+        let sharers = u64::try_from(sharers.max(1)).unwrap_or(u64::MAX);
+        Self {
+            quota_us: (Self::PERIOD_US / sharers).max(Self::MIN_QUOTA_US),
+            period_us: Self::PERIOD_US,
+        }
+    }
+
+    /// The cap in cores (`0.5` = half a core), for logs.
+    pub fn cores(&self) -> f64 {
+        self.quota_us as f64 / self.period_us.max(1) as f64
+    }
+
+    /// v2 `cpu.max`: `"$MAX $PERIOD"`.
+    pub(crate) fn v2_max(&self) -> String {
+        format!("{} {}", self.quota_us, self.period_us)
+    }
+
+    /// Rejects what the kernel would refuse with EINVAL: a period outside 1 ms..1 s or a quota
+    /// under 1 ms (checked here so the error names the value, not just the file).
+    fn validate(&self) -> Result<(), String> {
+        if !(Self::MIN_QUOTA_US..=Self::MAX_PERIOD_US).contains(&self.period_us) {
+            return Err(format!(
+                "cpu period {} us is outside 1000..=1000000",
+                self.period_us
+            ));
+        }
+        if self.quota_us < Self::MIN_QUOTA_US || i64::try_from(self.quota_us).is_err() {
+            return Err(format!(
+                "cpu quota {} us is under 1000 or exceeds i64",
+                self.quota_us
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl CgroupLimits {
@@ -42,6 +103,9 @@ impl CgroupLimits {
         }
         if i64::try_from(self.pids).is_err() {
             return invalid(format!("pids {} exceeds i64", self.pids));
+        }
+        if let Some(quota) = &self.cpu_quota {
+            quota.validate().or_else(invalid)?;
         }
         Ok(())
     }
@@ -184,6 +248,7 @@ mod tests {
             memory_bytes,
             pids,
             cpus: vec![],
+            cpu_quota: None,
         }
     }
 
@@ -212,10 +277,39 @@ mod tests {
             memory_bytes: 64 << 20,
             pids: 16,
             cpus: vec![0],
+            cpu_quota: None,
         };
         assert_eq!(l.memory_i64(), 67_108_864);
         assert_eq!(l.pids_i64(), 16);
         assert_eq!(l.cpu_list(), "0");
+    }
+
+    #[test]
+    fn quotas_split_one_core_and_respect_the_kernel_range() {
+        let whole = CpuQuota::share_of_one_core(1);
+        assert_eq!((whole.quota_us, whole.period_us), (100_000, 100_000));
+        assert_eq!(whole.v2_max(), "100000 100000");
+        assert_eq!(CpuQuota::share_of_one_core(2).v2_max(), "50000 100000");
+        assert_eq!(CpuQuota::share_of_one_core(3).quota_us, 33_333);
+        assert_eq!(CpuQuota::share_of_one_core(0), whole, "0 sharers means one");
+        assert_eq!(
+            CpuQuota::share_of_one_core(1000).quota_us,
+            1_000,
+            "kernel minimum"
+        );
+        assert!((CpuQuota::share_of_one_core(4).cores() - 0.25).abs() < 1e-9);
+        let with = |quota_us, period_us| CgroupLimits {
+            cpu_quota: Some(CpuQuota {
+                quota_us,
+                period_us,
+            }),
+            ..limits(64 << 20, 16)
+        };
+        assert!(with(50_000, 100_000).validate().is_ok());
+        assert!(with(999, 100_000).validate().is_err());
+        assert!(with(50_000, 999).validate().is_err());
+        assert!(with(50_000, 2_000_000).validate().is_err());
+        assert!(with(u64::MAX, 100_000).validate().is_err());
     }
 
     #[test]

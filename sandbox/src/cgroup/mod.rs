@@ -43,7 +43,7 @@ use backend::{AnyBackend, AnyLeaf};
 use control::FakeKernel;
 
 pub use error::{CgroupError, CgroupsRsError};
-pub use limits::{CgroupLimits, format_cpu_list};
+pub use limits::{CgroupLimits, CpuQuota, format_cpu_list};
 pub use setup::{CgroupSetup, DEFAULT_ROOT, detect, detect_with_root};
 
 /// How long [`LeafCgroup::kill_all`] waits for a leaf to become empty.

@@ -16,6 +16,15 @@ fn limits() -> CgroupLimits {
         memory_bytes: 64 << 20,
         pids: 16,
         cpus: vec![0],
+        cpu_quota: None,
+    }
+}
+
+/// [`limits`] capped at half a core, as for one of two bots sharing a CPU.
+fn half_a_core() -> CgroupLimits {
+    CgroupLimits {
+        cpu_quota: Some(CpuQuota::share_of_one_core(2)),
+        ..limits()
     }
 }
 
@@ -168,17 +177,71 @@ fn v1_missing_controller_is_reported_unless_allowed() {
 #[test]
 fn v1_co_mounted_controllers_share_one_leaf_dir() {
     let tree = FakeTree::legacy();
-    // Like cpu,cpuacct: the cpuacct name is a symlink to a shared mount.
-    std::fs::rename(tree.path(&["cpuacct"]), tree.path(&["cpu,cpuacct"])).unwrap();
-    std::os::unix::fs::symlink("cpu,cpuacct", tree.path(&["cpuacct"])).unwrap();
+    // Like systemd's cpu,cpuacct: both names are symlinks to one shared mount.
+    for c in ["cpu", "cpuacct"] {
+        std::fs::remove_dir_all(tree.path(&[c])).unwrap();
+    }
+    tree.add_v1("cpu,cpuacct");
+    for c in ["cpu", "cpuacct"] {
+        std::os::unix::fs::symlink("cpu,cpuacct", tree.path(&[c])).unwrap();
+    }
     let m = strict(CgroupSetup::Legacy, &tree);
-    let leaf = m.create("x", &limits()).unwrap();
-    assert_eq!(leaf.paths().len(), V1_CONTROLLERS.len());
+    let leaf = m.create("x", &half_a_core()).unwrap();
+    assert_eq!(leaf.paths().len(), V1_CONTROLLERS.len() - 1);
+    assert_eq!(
+        leaf.open_procs_files().unwrap().len(),
+        V1_CONTROLLERS.len() - 1
+    );
+    assert_eq!(
+        tree.read(&["cpu,cpuacct", "arena", "x", "cpu.cfs_quota_us"]),
+        "50000"
+    );
     tree.write(
         &["cpu,cpuacct", "arena", "x", "cpuacct.usage"],
         "1500000000\n",
     );
     assert_eq!(leaf.cpu_time().unwrap(), Duration::from_millis(1500));
+}
+
+#[test]
+fn v1_quota_sets_period_and_quota_in_the_cpu_leaf() {
+    let tree = FakeTree::legacy();
+    let m = strict(CgroupSetup::Legacy, &tree);
+    let capped = m.create("capped", &half_a_core()).unwrap();
+    assert_eq!(
+        tree.read(&["cpu", "arena", "capped", "cpu.cfs_period_us"]),
+        "100000"
+    );
+    assert_eq!(
+        tree.read(&["cpu", "arena", "capped", "cpu.cfs_quota_us"]),
+        "50000"
+    );
+    assert!(
+        capped
+            .paths()
+            .contains(&tree.path(&["cpu", "arena", "capped"]))
+    );
+    // Without a quota the leaf still has a cpu group of its own (one weight for all its
+    // threads), uncapped.
+    let _free = m.create("free", &limits()).unwrap();
+    assert_eq!(
+        tree.read(&["cpu", "arena", "free", "cpu.cfs_quota_us"]),
+        "-1"
+    );
+    assert_eq!(tree.read(&["cpu", "arena", "free", "cpu.shares"]), "1024");
+}
+
+#[test]
+fn v1_quota_without_the_cpu_controller_is_refused() {
+    let tree = FakeTree::legacy();
+    std::fs::remove_dir_all(tree.path(&["cpu"])).unwrap();
+    let m = strict(CgroupSetup::Legacy, &tree);
+    let err = m.create("x", &half_a_core()).unwrap_err();
+    assert_missing(&err, "cpu");
+    assert!(!tree.path(&["cpuset", "arena", "x"]).exists(), "cleaned up");
+    // A leaf that needs no quota loses nothing without the controller.
+    let leaf = m.create("y", &limits()).unwrap();
+    assert_eq!(leaf.paths().len(), V1_CONTROLLERS.len() - 1);
 }
 
 #[test]
@@ -316,6 +379,33 @@ fn v2_enables_controllers_from_root_down_and_limits_the_leaf() {
     assert_eq!(tree.read(&["arena", "r1-2-a", "cpuset.cpus"]), "0");
     assert_eq!(leaf.paths(), vec![tree.path(&["arena", "r1-2-a"])]);
     assert_eq!(leaf.open_procs_files().unwrap().len(), 1);
+}
+
+#[test]
+fn v2_quota_is_one_cpu_max_write() {
+    let tree = FakeTree::unified(ALL_V2);
+    let m = strict(CgroupSetup::Unified, &tree);
+    let _capped = m.create("capped", &half_a_core()).unwrap();
+    assert_eq!(tree.read(&["arena", "capped", "cpu.max"]), "50000 100000");
+    let whole = CgroupLimits {
+        cpu_quota: Some(CpuQuota::share_of_one_core(1)),
+        ..limits()
+    };
+    let _whole = m.create("whole", &whole).unwrap();
+    assert_eq!(tree.read(&["arena", "whole", "cpu.max"]), "100000 100000");
+    let _free = m.create("free", &limits()).unwrap();
+    assert_eq!(tree.read(&["arena", "free", "cpu.max"]), "max 100000");
+}
+
+#[test]
+fn v2_quota_without_the_cpu_controller_is_refused() {
+    let tree = FakeTree::unified("cpuset memory pids");
+    let m = strict(CgroupSetup::Unified, &tree);
+    let err = m.create("x", &half_a_core()).unwrap_err();
+    assert_missing(&err, "cpu");
+    assert!(!tree.path(&["arena", "x"]).exists(), "cleaned up");
+    let _leaf = m.create("y", &limits()).unwrap();
+    assert_eq!(tree.read(&["arena", "y", "cpuset.cpus"]), "0");
 }
 
 #[test]
@@ -472,6 +562,18 @@ fn hybrid_leaf_spans_v1_and_unified() {
 }
 
 #[test]
+fn hybrid_quota_goes_to_the_v1_cpu_controller() {
+    let tree = FakeTree::hybrid("hugetlb");
+    let m = strict(CgroupSetup::Hybrid, &tree);
+    let _leaf = m.create("x", &half_a_core()).unwrap();
+    assert_eq!(
+        tree.read(&["cpu", "arena", "x", "cpu.cfs_quota_us"]),
+        "50000"
+    );
+    assert!(!tree.path(&["unified", "arena", "x", "cpu.max"]).exists());
+}
+
+#[test]
 fn hybrid_kill_prefers_cgroup_kill() {
     let tree = FakeTree::hybrid("");
     let m = strict(CgroupSetup::Hybrid, &tree);
@@ -578,6 +680,24 @@ fn zero_limits_are_rejected_before_touching_the_tree() {
         Err(CgroupError::InvalidLimits { .. })
     ));
     assert!(!tree.path(&["memory", "arena", "x"]).exists());
+}
+
+#[test]
+fn out_of_range_quota_is_rejected_before_touching_the_tree() {
+    let tree = FakeTree::unified(ALL_V2);
+    let m = strict(CgroupSetup::Unified, &tree);
+    let l = CgroupLimits {
+        cpu_quota: Some(CpuQuota {
+            quota_us: 10,
+            period_us: 100_000,
+        }),
+        ..limits()
+    };
+    assert!(matches!(
+        m.create("x", &l),
+        Err(CgroupError::InvalidLimits { .. })
+    ));
+    assert!(!tree.path(&["arena", "x"]).exists());
 }
 
 #[test]

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use cgroups_rs::fs::Controller;
+use cgroups_rs::fs::cpu::CpuController;
 use cgroups_rs::fs::cpuset::CpuSetController;
 use cgroups_rs::fs::memory::MemController;
 use cgroups_rs::fs::pid::PidController;
@@ -17,7 +18,9 @@ use cgroups_rs::fs::pid::PidController;
 use super::control::{self, FakeKernel, RMDIR_TIMEOUT};
 use super::error::CgroupError;
 use super::hierarchy::{RootedV1, V1Controller};
-use super::limits::{CgroupLimits, MemswOrder, apply_pids, has_file, memsw_order, unenforceable};
+use super::limits::{
+    CgroupLimits, CpuQuota, MemswOrder, apply_pids, has_file, memsw_order, unenforceable,
+};
 
 mod leaf;
 
@@ -31,6 +34,10 @@ const MEMSW_LIMIT: &str = "memory.memsw.limit_in_bytes";
 const CPUSET_CPUS: &str = "cpuset.cpus";
 /// Memory nodes of a cpuset; same emptiness rule as `cpuset.cpus`.
 const CPUSET_MEMS: &str = "cpuset.mems";
+/// The CFS bandwidth period, in microseconds.
+const CPU_CFS_PERIOD: &str = "cpu.cfs_period_us";
+/// CPU time allowed per period, in microseconds (`-1`: no cap).
+const CPU_CFS_QUOTA: &str = "cpu.cfs_quota_us";
 
 /// Creates v1 leaves under one parent group in every controller hierarchy.
 #[derive(Debug)]
@@ -184,7 +191,7 @@ impl V1Manager {
         Ok(())
     }
 
-    /// Writes memory, memory+swap, pids and cpuset limits into a fresh leaf.
+    /// Writes memory, memory+swap, pids, cpuset and cpu quota limits into a fresh leaf.
     fn apply(&self, leaf: &V1Leaf, limits: &CgroupLimits) -> Result<(), CgroupError> {
         let cg = &leaf.cgroup;
         match cg.controller_of::<MemController>() {
@@ -200,6 +207,37 @@ impl V1Manager {
             // Without pinning there is nothing the cpuset controller would add.
             None if limits.cpus.is_empty() => {}
             None => self.missing("cpuset", "cpu pinning", V1Controller::Cpuset)?,
+        }
+        // Without a quota the cpu leaf still matters (one weight for all the bot's threads),
+        // but a host without the controller loses no limit, so only a quota requires it.
+        if let Some(quota) = &limits.cpu_quota {
+            match cg.controller_of::<CpuController>() {
+                Some(cpu) => self.apply_cpu_quota(cpu, quota)?,
+                None => self.missing("cpu", "cpu quota", V1Controller::Cpu)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the period, then the quota: the kernel checks the pair after each write, and a
+    /// fresh leaf's quota is `-1` (no cap), which fits any period.
+    fn apply_cpu_quota(&self, cpu: &CpuController, quota: &CpuQuota) -> Result<(), CgroupError> {
+        let dir = cpu.path();
+        for (file, value) in [
+            (CPU_CFS_PERIOD, quota.period_us),
+            (CPU_CFS_QUOTA, quota.quota_us),
+        ] {
+            if !has_file(self.allow_missing, dir, file, "cpu", "cpu quota")? {
+                return Ok(());
+            }
+            let path = dir.join(file);
+            control::write(&path, &value.to_string()).map_err(|source| {
+                CgroupError::SetCpuQuota {
+                    path,
+                    value: value.to_string(),
+                    source,
+                }
+            })?;
         }
         Ok(())
     }

@@ -38,6 +38,8 @@ const MEMORY_MAX: &str = "memory.max";
 const MEMORY_SWAP_MAX: &str = "memory.swap.max";
 /// CPUs of a cpuset; empty means "inherit the parent's".
 const CPUSET_CPUS: &str = "cpuset.cpus";
+/// CPU bandwidth cap: `"$MAX $PERIOD"` in microseconds (`max`: no cap).
+const CPU_MAX: &str = "cpu.max";
 
 /// Creates v2 leaves under one parent group.
 #[derive(Debug)]
@@ -84,7 +86,8 @@ impl V2Manager {
             .iter()
             .filter(|f| f.controller == V2Controller::Cpu)
         {
-            // cpu is only nice to have (cpu.stat usage exists without it), so say it once here.
+            // cpu is needed only for a quota (shared-core mode; cpu.stat usage exists without
+            // it), so say it once here; a leaf that needs a quota fails with this cause.
             eprintln!("arena-sandbox: warning: {}", failure.error());
         }
         Ok(Self {
@@ -134,7 +137,7 @@ impl V2Manager {
         Ok(leaf)
     }
 
-    /// Writes `memory.max`, `memory.swap.max` = 0, `pids.max` and `cpuset.cpus`.
+    /// Writes `memory.max`, `memory.swap.max` = 0, `pids.max`, `cpuset.cpus` and `cpu.max`.
     fn apply(&self, leaf: &V2Leaf, limits: &CgroupLimits) -> Result<(), CgroupError> {
         let cg = &leaf.cgroup;
         match cg.controller_of::<MemController>() {
@@ -198,6 +201,22 @@ impl V2Manager {
                     }
                 }
                 None => self.missing(V2Controller::Cpuset, "cpu pinning")?,
+            }
+        }
+        if let Some(quota) = &limits.cpu_quota {
+            if self.enabled.contains(&V2Controller::Cpu) {
+                if has_file(self.allow_missing, &leaf.dir, CPU_MAX, "cpu", "cpu quota")? {
+                    // One write sets both halves, so there is no order to get wrong.
+                    let path = leaf.dir.join(CPU_MAX);
+                    let value = quota.v2_max();
+                    control::write(&path, &value).map_err(|source| CgroupError::SetCpuQuota {
+                        path,
+                        value,
+                        source,
+                    })?;
+                }
+            } else {
+                self.missing(V2Controller::Cpu, "cpu quota")?;
             }
         }
         Ok(())

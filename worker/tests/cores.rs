@@ -1,0 +1,370 @@
+//! One core's worth of compute per bot, on real cgroups: a bot with 8 spinning threads
+//! (`bots/spinner`) cannot make an instant-answering opponent (`bots/instant`) late, and is
+//! itself held to one CPU, in shared-core mode (this 2-CPU host with 2 bots and the runner),
+//! in dedicated mode, and in a dedicated plan that a match overflows (two bots on one CPU).
+//!
+//! What is asserted is counted, not timed: the timeouts the runner records for the instant
+//! bot (zero), and the CPU time the kernel accounts to the spinner's cgroup (`cpuacct.usage`
+//! or `cpu.stat`), sampled while the match runs, over windows of at least a second, against a
+//! generous margin over its cap. Each bot's `cpuset.cpus` and CPU quota are read back from
+//! its cgroup too. Needs root and cgroups; without them the tests fail with the reason.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use arena_engine::Session;
+use arena_engine::generals::{Generals, Params};
+use arena_sandbox::cgroup::CgroupManager;
+use arena_sandbox::cpus::{CoreAllocator, CoreMode};
+use arena_sandbox::{Limits, RuntimeEnv, Sandbox, SandboxConfig};
+use arena_worker::launcher::Launcher;
+use arena_worker::{BotSpec, MatchOutput, RunnerConfig, SandboxLauncher, play_match};
+
+/// The cgroup parent of these tests, apart from every other suite's.
+const PARENT: &str = "arena-cores-test";
+/// Turns per match: enough frames for the instant bot to be late on, and a match long
+/// enough (a few seconds) to measure the spinner over several windows.
+const TURNS: u32 = 5000;
+/// The shortest window a CPU rate is measured over (five CFS periods).
+const WINDOW: Duration = Duration::from_millis(500);
+/// How often the watcher samples the bots' cgroups.
+const SAMPLE_EVERY: Duration = Duration::from_millis(50);
+/// The margin over a cap that a measured rate may show: a window can catch one 100 ms CFS
+/// period more than its share, and accounting has edges.
+const MARGIN: f64 = 1.25;
+
+/// These tests measure CPU use, so they run one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn bot(name: &str) -> BotSpec {
+    BotSpec::from_dir(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/bots")
+            .join(name),
+    )
+}
+
+/// Removes the test's cgroup parent when the test is over, passed or not (the bots' leaves
+/// are removed when their children are reaped, before this runs).
+struct Tidy(SandboxLauncher);
+
+impl Drop for Tidy {
+    fn drop(&mut self) {
+        if let Err(e) = self.0.sandbox().remove_parent_if_empty() {
+            eprintln!("cores test: removing the cgroup parent {PARENT}: {e}");
+        }
+    }
+}
+
+fn launcher(cores: CoreAllocator) -> Tidy {
+    let config = SandboxConfig {
+        limits: Limits {
+            memory_bytes: 256 << 20,
+            ..Limits::default()
+        },
+        env: RuntimeEnv::host_default(),
+        cgroup_parent: PARENT.to_owned(),
+        ..SandboxConfig::default()
+    };
+    let sandbox = Sandbox::new(config).expect("the sandbox needs root and cgroups");
+    let cache = std::env::temp_dir().join(format!("arena-cores-test-{}", std::process::id()));
+    Tidy(SandboxLauncher::new(sandbox, cores, cache))
+}
+
+/// The match's limits: the protocol's 150 ms per move, and a fault limit no spinner reaches,
+/// so a slow spinner never ends the match early.
+fn config() -> RunnerConfig {
+    RunnerConfig {
+        per_move: Duration::from_millis(150),
+        first_move: Duration::from_secs(10),
+        fault_limit: 100_000,
+        ..RunnerConfig::default()
+    }
+}
+
+/// What the watcher saw of one seat's cgroup.
+#[derive(Debug, Default)]
+struct Seen {
+    /// `cpuset.cpus` as written for the leaf.
+    cpus: Option<String>,
+    /// The CPU cap in cores, `None` for none (v1 `cpu.cfs_quota_us` -1, v2 `max`).
+    quota: Option<Option<f64>>,
+    /// CPU time consumed so far, sampled over time.
+    samples: Vec<(Instant, Duration)>,
+}
+
+impl Seen {
+    /// The highest CPU rate (cores) over any window of at least [`WINDOW`].
+    fn peak_rate(&self) -> f64 {
+        let mut peak: f64 = 0.0;
+        for (i, &(t0, u0)) in self.samples.iter().enumerate() {
+            if let Some(&(t1, u1)) = self.samples[i..].iter().find(|(t, _)| *t - t0 >= WINDOW) {
+                peak = peak.max((u1 - u0).as_secs_f64() / (t1 - t0).as_secs_f64());
+            }
+        }
+        peak
+    }
+
+    /// The CPU rate over everything sampled, and how long that was.
+    fn mean_rate(&self) -> (f64, Duration) {
+        match (self.samples.first(), self.samples.last()) {
+            (Some(&(t0, u0)), Some(&(t1, u1))) if t1 > t0 => (
+                (u1.saturating_sub(u0)).as_secs_f64() / (t1 - t0).as_secs_f64(),
+                t1 - t0,
+            ),
+            _ => (0.0, Duration::ZERO),
+        }
+    }
+}
+
+/// The directories of this process's leaf for `label` under the test parent, in every
+/// hierarchy.
+fn leaf_dirs(parents: &[PathBuf], label: &str) -> Vec<PathBuf> {
+    let prefix = format!("r{}-", std::process::id());
+    let suffix = format!("-{label}");
+    parents
+        .iter()
+        .filter_map(|p| std::fs::read_dir(p).ok())
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&prefix) && n.ends_with(&suffix))
+        })
+        .collect()
+}
+
+/// The first of `file` found in `dirs`, trimmed.
+fn read_in(dirs: &[PathBuf], file: &str) -> Option<String> {
+    dirs.iter()
+        .find_map(|d| std::fs::read_to_string(d.join(file)).ok())
+        .map(|s| s.trim().to_owned())
+}
+
+/// CPU time of a leaf: v1 `cpuacct.usage` (ns) or v2 `cpu.stat` `usage_usec`.
+fn cpu_time(dirs: &[PathBuf]) -> Option<Duration> {
+    if let Some(ns) = read_in(dirs, "cpuacct.usage") {
+        return ns.parse().ok().map(Duration::from_nanos);
+    }
+    let stat = read_in(dirs, "cpu.stat")?;
+    stat.lines()
+        .find_map(|l| l.strip_prefix("usage_usec "))
+        .and_then(|us| us.trim().parse().ok())
+        .map(Duration::from_micros)
+}
+
+/// A leaf's CPU cap in cores, if the cpu controller has the leaf.
+fn quota(dirs: &[PathBuf]) -> Option<Option<f64>> {
+    if let Some(max) = read_in(dirs, "cpu.max") {
+        let mut parts = max.split_whitespace();
+        let (quota, period) = (parts.next()?, parts.next()?.parse::<f64>().ok()?);
+        return Some(quota.parse::<f64>().ok().map(|q| q / period));
+    }
+    let quota: i64 = read_in(dirs, "cpu.cfs_quota_us")?.parse().ok()?;
+    let period: f64 = read_in(dirs, "cpu.cfs_period_us")?.parse().ok()?;
+    Some((quota > 0).then(|| quota as f64 / period))
+}
+
+/// Samples the leaves of `labels` until `stop` is set.
+fn watch(parents: &[PathBuf], labels: &[&str], stop: &AtomicBool) -> BTreeMap<String, Seen> {
+    let mut seen: BTreeMap<String, Seen> = labels
+        .iter()
+        .map(|l| ((*l).to_owned(), Seen::default()))
+        .collect();
+    while !stop.load(Ordering::Relaxed) {
+        for (label, seen) in &mut seen {
+            let dirs = leaf_dirs(parents, label);
+            if dirs.is_empty() {
+                continue;
+            }
+            if seen.cpus.is_none() {
+                seen.cpus = read_in(&dirs, "cpuset.cpus");
+            }
+            if seen.quota.is_none() {
+                seen.quota = quota(&dirs);
+            }
+            if let Some(used) = cpu_time(&dirs) {
+                seen.samples.push((Instant::now(), used));
+            }
+        }
+        std::thread::sleep(SAMPLE_EVERY);
+    }
+    seen
+}
+
+/// The test parent's directory in every hierarchy.
+fn parents(launcher: &SandboxLauncher) -> Vec<PathBuf> {
+    CgroupManager::new(launcher.sandbox().cgroup_setup(), PARENT)
+        .expect("the test's cgroup parent")
+        .parent_paths()
+}
+
+/// Plays `seats` for [`TURNS`] turns while watching both bots' cgroups.
+fn play_watched(launcher: &SandboxLauncher, seats: [BotSpec; 2]) -> (MatchOutput, [Seen; 2]) {
+    let parents = parents(launcher);
+    let stop = AtomicBool::new(false);
+    let (out, mut seen) = std::thread::scope(|s| {
+        let watcher = s.spawn(|| watch(&parents, &["seat0", "seat1"], &stop));
+        let game = Generals::from_seed(
+            3,
+            Params {
+                max_turns: TURNS,
+                ..Params::default()
+            },
+        );
+        let [a, b] = seats;
+        let out = play_match(
+            Session::boxed(game),
+            3,
+            &[a.into(), b.into()],
+            launcher,
+            &config(),
+        );
+        stop.store(true, Ordering::Relaxed);
+        (out, watcher.join().expect("the watcher thread"))
+    });
+    let out = out.expect("the match runs");
+    let mut take = |label: &str| seen.remove(label).unwrap_or_default();
+    let seen = [take("seat0"), take("seat1")];
+    (out, seen)
+}
+
+/// Asserts the instant bot in `seat` was never late over the whole match.
+#[track_caller]
+fn assert_never_late(out: &MatchOutput, seat: usize) {
+    let r = &out.report;
+    assert!(r.turns >= TURNS - 1, "the match ran its turns: {r:?}");
+    let player = &r.players[seat];
+    assert_eq!(player.forfeit, None, "{r:?}");
+    assert_eq!(player.faults.timeout, 0, "the instant bot was late: {r:?}");
+    assert_eq!(player.faults.malformed, 0, "{r:?}");
+    eprintln!(
+        "instant bot (seat {seat}): {} moves, 0 timeouts, latency {:?} ms",
+        player.moves, player.latency_ms
+    );
+}
+
+/// Asserts the spinner spun (so the check is not vacuous) and never used more than `cap`
+/// cores over any window.
+#[track_caller]
+fn assert_held_to(spinner: &Seen, cap: f64) {
+    let (mean, span) = spinner.mean_rate();
+    let peak = spinner.peak_rate();
+    eprintln!(
+        "spinner: cpuset {:?}, quota {:?} core, {mean:.2} cores on average over {span:.1?}, \
+         peak {peak:.2} over {WINDOW:?} windows (cap {cap:.2})",
+        spinner.cpus, spinner.quota
+    );
+    assert!(span >= WINDOW, "sampled for only {span:?}: {spinner:?}");
+    // Low on purpose: on a busy shared host the spinner's CPU is shared with other work too.
+    assert!(mean >= 0.1, "the spinner did not spin ({mean:.2} cores)");
+    assert!(
+        peak <= cap * MARGIN,
+        "the spinner used {peak:.2} cores over a {WINDOW:?} window, more than {cap:.2}"
+    );
+}
+
+/// Asserts a leaf's cpuset is exactly one CPU and returns it.
+#[track_caller]
+fn one_cpu(seen: &Seen) -> usize {
+    let cpus = seen
+        .cpus
+        .as_deref()
+        .expect("the leaf's cpuset.cpus was read");
+    cpus.parse()
+        .unwrap_or_else(|_| panic!("cpuset {cpus:?} is not exactly one CPU"))
+}
+
+/// This host's case: 2 CPUs for 2 bots and the runner is shared mode. Each bot is pinned to a
+/// CPU of its own, so the spinner's 8 threads get one core at most and the instant bot's CPU
+/// is left alone.
+#[test]
+fn shared_mode_a_spinning_bot_gets_one_core_and_its_opponent_is_never_late() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let available = CoreAllocator::available().unwrap();
+    assert!(available.len() >= 2, "needs 2 CPUs, has {available:?}");
+    let cores = CoreAllocator::new(&available[..2], 2).unwrap();
+    assert_eq!(cores.mode(), CoreMode::Shared);
+    assert_eq!(cores.sharers(), 1);
+    let launcher = launcher(cores);
+    let (out, [spinner, instant]) = play_watched(&launcher.0, [bot("spinner"), bot("instant")]);
+    assert_never_late(&out, 1);
+    let (a, b) = (one_cpu(&spinner), one_cpu(&instant));
+    assert_ne!(a, b, "two bots on two CPUs share none");
+    assert_eq!(
+        spinner.quota.flatten(),
+        None,
+        "a CPU of its own needs no cap"
+    );
+    assert_held_to(&spinner, 1.0);
+}
+
+/// Dedicated mode as a 2-CPU host can have it: a plan for 1-bot matches (runner on CPU 0, CPU
+/// 1 for the bot). The spinner alone on its exclusive CPU is held to one core, uncapped.
+#[test]
+fn dedicated_mode_a_spinning_bot_gets_its_one_core() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let cores = CoreAllocator::new(&[0, 1], 1).unwrap();
+    assert_eq!(cores.mode(), CoreMode::Dedicated);
+    assert_eq!(cores.runner_core(), Some(0));
+    let launcher = launcher(cores);
+    let parents = parents(&launcher.0);
+    let mut launched = launcher
+        .0
+        .launch(&bot("spinner"), 0)
+        .expect("spinner starts");
+    let mut seen = Seen::default();
+    // Sample for a bit over one window while the spinner spins (it waits on stdin, which
+    // never comes).
+    let until = Instant::now() + WINDOW + WINDOW / 2;
+    while Instant::now() < until {
+        let dirs = leaf_dirs(&parents, "seat0");
+        seen.cpus = seen.cpus.or_else(|| read_in(&dirs, "cpuset.cpus"));
+        seen.quota = seen.quota.or_else(|| quota(&dirs));
+        if let Some(used) = cpu_time(&dirs) {
+            seen.samples.push((Instant::now(), used));
+        }
+        std::thread::sleep(SAMPLE_EVERY);
+    }
+    launched.handle.kill().expect("kill the spinner");
+    launched.handle.wait().expect("reap the spinner");
+    assert_eq!(one_cpu(&seen), 1, "the bot CPU, never the runner's");
+    assert_eq!(seen.quota.flatten(), None, "an exclusive CPU needs no cap");
+    assert_held_to(&seen, 1.0);
+}
+
+/// A dedicated plan that a match overflows (1 bot CPU, 2 bots): the instant bot leases CPU 1,
+/// the spinner has to share it and is capped at half a core, and the runner, pinned to CPU 0,
+/// never sees the instant bot late even though it shares its CPU with 8 spinning threads.
+#[test]
+fn dedicated_overflow_a_spinner_sharing_the_cpu_is_capped_and_its_neighbour_is_never_late() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let cores = CoreAllocator::new(&[0, 1], 1).unwrap();
+    assert_eq!(cores.mode(), CoreMode::Dedicated);
+    cores.pin_runner_thread().unwrap();
+    assert_eq!(
+        CoreAllocator::available().unwrap(),
+        vec![0],
+        "runner pinned"
+    );
+    let launcher = launcher(cores);
+    let (out, [instant, spinner]) = play_watched(&launcher.0, [bot("instant"), bot("spinner")]);
+    assert_never_late(&out, 0);
+    assert_eq!((one_cpu(&instant), one_cpu(&spinner)), (1, 1));
+    assert_eq!(
+        instant.quota.flatten(),
+        None,
+        "the first bot holds CPU 1 alone"
+    );
+    let cap = spinner
+        .quota
+        .flatten()
+        .expect("the sharing spinner is capped");
+    assert!((cap - 0.5).abs() < 1e-6, "half a core each, got {cap}");
+    assert_held_to(&spinner, cap);
+}
