@@ -569,8 +569,11 @@ impl Job {
                 bot = %seat.name,
                 cached = tracing::field::Empty,
             );
+            let watch = self.watch(leased, lost);
             let fetched = tokio::select! {
-                fetched = self.submission_dir(&seat.submission).instrument(span) => fetched?,
+                fetched = self
+                    .submission_dir(&seat.submission, &watch)
+                    .instrument(span) => fetched?,
                 _ = lost.cancelled() => return Err(NotPlayed::Abandoned),
             };
             let dir = match fetched {
@@ -677,9 +680,29 @@ impl Job {
             .map_err(|_| "the worker is shutting down".to_owned())
     }
 
+    /// One attempt at downloading submission `hash`: its archive, or `None`
+    /// when it is larger than [`MAX_ARCHIVE_BYTES`].
+    async fn fetch_archive(&self, hash: &str) -> Result<Option<Vec<u8>>, tonic::Status> {
+        let mut client = self.client.clone();
+        let mut stream = client
+            .fetch_submission(FetchSubmissionRequest {
+                hash: hash.to_owned(),
+            })
+            .await?
+            .into_inner();
+        let mut archive = Vec::new();
+        while let Some(chunk) = stream.message().await? {
+            if archive.len() + chunk.data.len() > MAX_ARCHIVE_BYTES {
+                return Ok(None);
+            }
+            archive.extend_from_slice(&chunk.data);
+        }
+        Ok(Some(archive))
+    }
+
     /// The unpacked submission `hash`, fetched from the coordinator if
     /// needed; `Fetched::Refused` when it arrived intact but cannot be a bot.
-    async fn submission_dir(&self, hash: &str) -> Result<Fetched, String> {
+    async fn submission_dir(&self, hash: &str, watch: &Watch<'_>) -> Result<Fetched, String> {
         if hash.is_empty() || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(format!("invalid submission hash {hash:?}"));
         }
@@ -691,28 +714,33 @@ impl Job {
         }
         tracing::Span::current().record("cached", false);
         std::fs::create_dir_all(&root).map_err(|e| format!("creating {}: {e}", root.display()))?;
-        let mut client = self.client.clone();
-        let mut stream = client
-            .fetch_submission(FetchSubmissionRequest {
-                hash: hash.to_owned(),
-            })
-            .await
-            .map_err(|s| format!("fetching submission {hash}: {s}"))?
-            .into_inner();
-        let mut archive = Vec::new();
-        while let Some(chunk) = stream
-            .message()
-            .await
-            .map_err(|s| format!("fetching submission {hash}: {s}"))?
-        {
-            if archive.len() + chunk.data.len() > MAX_ARCHIVE_BYTES {
+        // A transient error (the coordinator or its store restarting) is
+        // waited out, as a report is, for as long as the lease stands.
+        let fetched = delivery::deliver(
+            watch,
+            || self.fetch_archive(hash),
+            Self::retrying("FetchSubmission", hash),
+        )
+        .await;
+        let archive = match fetched {
+            Delivery::Answered(Some(archive)) => archive,
+            Delivery::Answered(None) => {
                 // Every worker has this cap: no other would do better.
                 return Ok(Fetched::Refused(format!(
                     "the submission's archive is larger than {MAX_ARCHIVE_BYTES} bytes"
                 )));
             }
-            archive.extend_from_slice(&chunk.data);
-        }
+            Delivery::Refused(status) => {
+                return Err(format!("fetching submission {hash}: {status}"));
+            }
+            Delivery::LeaseGone { why, last } => {
+                return Err(format!(
+                    "fetching submission {hash}: the lease is gone ({why}){}",
+                    last.map(|s| format!("; last error: {s}"))
+                        .unwrap_or_default()
+                ));
+            }
+        };
         let actual = submission::archive_id(&archive);
         if actual != hash {
             return Err(format!("submission {hash} arrived with hash {actual}"));

@@ -906,13 +906,18 @@ fn bounded_reason(reason: &str) -> String {
     format!("{}… (cut)", &reason[..end])
 }
 
-/// An error and its causes on one line, each said once.
+/// An error and its causes on one line, each said once: a cause whose
+/// text the line already ends with (some errors print their source in
+/// their own message) is not repeated.
 pub fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
+        let cause = s.to_string();
+        if !text.ends_with(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
         source = s.source();
     }
     text

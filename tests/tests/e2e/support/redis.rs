@@ -1,5 +1,6 @@
 //! A `redis-server` of the test's own, on a unix socket in a temp dir, with
-//! persistence off. Killed (and its dir removed) when the guard drops.
+//! persistence off, or with its append-only file on for tests that kill it
+//! and start it again. Killed (and its dir removed) when the guard drops.
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -13,28 +14,62 @@ pub struct RedisServer {
     // Field order is drop order: the server dies before its directory goes.
     process: Proc,
     dir: tempfile::TempDir,
+    /// Persistence arguments, the same on every start.
+    persistence: Vec<String>,
 }
 
 impl RedisServer {
     const STARTUP: Duration = Duration::from_secs(20);
 
     pub fn start() -> RedisServer {
+        RedisServer::start_with(&["--save", "", "--appendonly", "no"])
+    }
+
+    /// A server that writes every change to its append-only file with the
+    /// given `appendfsync` policy (`always`, `everysec`), so
+    /// [`RedisServer::kill`] and [`RedisServer::restart`] lose only what
+    /// that policy allows.
+    pub fn start_persistent(appendfsync: &str) -> RedisServer {
+        RedisServer::start_with(&[
+            "--save",
+            "",
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            appendfsync,
+        ])
+    }
+
+    fn start_with(persistence: &[&str]) -> RedisServer {
         let dir = tempfile::Builder::new()
             .prefix("arena-e2e-redis-")
             .tempdir()
             .expect("temp dir for redis-server");
-        let mut command = Command::new("redis-server");
-        command
-            .args(["--port", "0", "--unixsocket"])
-            .arg(dir.path().join("redis.sock"))
-            .args(["--save", "", "--appendonly", "no", "--dir"])
-            .arg(dir.path());
+        let persistence: Vec<String> = persistence.iter().map(|a| (*a).to_owned()).collect();
         let mut server = RedisServer {
-            process: Proc::spawn("redis-server", command),
+            process: Proc::spawn("redis-server", server_command(dir.path(), &persistence)),
             dir,
+            persistence,
         };
         server.wait_ready();
         server
+    }
+
+    /// SIGKILL, as a crash: nothing is flushed beyond what `appendfsync`
+    /// already wrote.
+    pub fn kill(&mut self) {
+        self.process.kill();
+    }
+
+    /// Starts the server again on the same socket and directory (and so the
+    /// same append-only file) and waits until it answers.
+    pub fn restart(&mut self) {
+        self.process.kill();
+        self.process = Proc::spawn(
+            "redis-server",
+            server_command(self.dir.path(), &self.persistence),
+        );
+        self.wait_ready();
     }
 
     pub fn socket(&self) -> PathBuf {
@@ -81,4 +116,16 @@ impl RedisServer {
         let mut reply = [0u8; 7];
         stream.read_exact(&mut reply).is_ok() && &reply == b"+PONG\r\n"
     }
+}
+
+/// `redis-server` on a unix socket in `dir`, no TCP port, files in `dir`.
+fn server_command(dir: &std::path::Path, persistence: &[String]) -> Command {
+    let mut command = Command::new("redis-server");
+    command
+        .args(["--port", "0", "--unixsocket"])
+        .arg(dir.join("redis.sock"))
+        .args(persistence)
+        .arg("--dir")
+        .arg(dir);
+    command
 }
