@@ -48,13 +48,20 @@ fn bot(name: &str) -> BotSpec {
 }
 
 /// Removes the test's cgroup parent when the test is over, passed or not (the bots' leaves
-/// are removed when their children are reaped, before this runs).
-struct Tidy(SandboxLauncher);
+/// are removed when their children are reaped, before this runs); the build cache goes with
+/// its temporary directory.
+struct Tidy(SandboxLauncher, tempfile::TempDir);
 
 impl Drop for Tidy {
     fn drop(&mut self) {
         if let Err(e) = self.0.sandbox().remove_parent_if_empty() {
             eprintln!("cores test: removing the cgroup parent {PARENT}: {e}");
+        }
+        if let Err(e) = std::fs::remove_dir_all(self.1.path()) {
+            eprintln!(
+                "cores test: removing the build cache {:?}: {e}",
+                self.1.path()
+            );
         }
     }
 }
@@ -70,8 +77,11 @@ fn launcher(cores: CoreAllocator) -> Tidy {
         ..SandboxConfig::default()
     };
     let sandbox = Sandbox::new(config).expect("the sandbox needs root and cgroups");
-    let cache = std::env::temp_dir().join(format!("arena-cores-test-{}", std::process::id()));
-    Tidy(SandboxLauncher::new(sandbox, cores, cache))
+    let cache = tempfile::tempdir().expect("a build cache directory");
+    Tidy(
+        SandboxLauncher::new(sandbox, cores, cache.path().to_owned()),
+        cache,
+    )
 }
 
 /// The match's limits: the protocol's 150 ms per move, and a fault limit no spinner reaches,
