@@ -14,11 +14,14 @@
 //!    groups, gid, uid (which clears the effective and permitted sets);
 //! 6. no_new_privs (required for an unprivileged seccomp filter);
 //! 7. seccomp last, since it denies `mount` and friends used above;
-//! 8. execve.
+//! 8. fork: this process stays behind as the sandbox's init at pid 1 (see
+//!    [`crate::init`]), with every confinement above, and its child goes on;
+//! 9. execve.
 
 use std::ffi::{CStr, c_char};
 use std::os::fd::RawFd;
 
+use crate::init::{self, InitSetup};
 use crate::rootfs::Step;
 
 /// Declares [`Stage`] and its list together, so a new stage cannot be left out of
@@ -63,6 +66,10 @@ stages![
     Chdir,
     CloseFds,
     Seccomp,
+    NotDumpable,
+    BlockSignals,
+    ForkBot,
+    RestoreSignals,
     Exec,
 ];
 
@@ -78,6 +85,8 @@ pub struct ChildSetup<'a> {
     pub stdio: [RawFd; 3],
     /// Write end of the error pipe (close-on-exec: EOF means exec succeeded).
     pub error_fd: RawFd,
+    /// The init's report pipe and the runner's argument area (see [`InitSetup`]).
+    pub init: InitSetup,
     /// Read end of a pipe whose write end only the parent holds: it reads
     /// EOF once the parent is gone.
     pub parent_alive_fd: RawFd,
@@ -124,15 +133,16 @@ pub fn run(setup: &ChildSetup<'_>) -> ! {
 
 enum Never {}
 
-type Failure = (Stage, i32);
+/// A failed stage and its errno.
+pub(crate) type Failure = (Stage, i32);
 
-fn errno() -> i32 {
+pub(crate) fn errno() -> i32 {
     // SAFETY: reads this thread's errno.
     unsafe { *libc::__errno_location() }
 }
 
 /// Turns a libc return value into a stage failure.
-fn check(rc: libc::c_long, stage: Stage) -> Result<(), Failure> {
+pub(crate) fn check(rc: libc::c_long, stage: Stage) -> Result<(), Failure> {
     if rc < 0 {
         Err((stage, errno()))
     } else {
@@ -295,6 +305,8 @@ fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
                 Stage::Seccomp,
             )?;
         }
+        // Returns only in the bot; this process stays as the init.
+        init::fork_bot(&s.init)?;
         libc::execve(s.program.as_ptr(), s.argv.as_ptr(), s.envp.as_ptr());
         Err((Stage::Exec, errno()))
     }

@@ -6,7 +6,11 @@
 //! with the memory, pids and cpuset limits, plans a fresh root with
 //! [`rootfs`] from the runtime environment in [`mod@env`], and clones a child
 //! that runs the linear confinement sequence in [`child`] (namespaces,
-//! pivot_root, credentials, rlimits, the [`seccomp`] filters) before exec.
+//! pivot_root, credentials, rlimits, the [`seccomp`] filters), then forks:
+//! the bot execs, and the confined process stays as the sandbox's [`init`]
+//! at pid 1 (reaps orphans, forwards signals, reports the bot's own end).
+//! The runner holds a [`SandboxedChild`] ([`handle`]), whose [`Verdict`]
+//! comes from that report and the cgroup's OOM counter.
 //! [`cpus`] hands out exclusive cores, with a logged shared-core mode for
 //! small machines.
 
@@ -14,7 +18,9 @@ pub mod cgroup;
 pub mod child;
 pub mod cpus;
 pub mod env;
+pub mod handle;
 pub mod ids;
+pub mod init;
 pub mod rootfs;
 pub mod seccomp;
 pub mod spawn;
@@ -22,4 +28,5 @@ pub mod spawn;
 pub use env::RuntimeEnv;
 pub use spawn::{
     Limits, Sandbox, SandboxCommand, SandboxConfig, SandboxError, SandboxedChild, Verdict,
+    WaitError,
 };

@@ -9,9 +9,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use crate::cgroup::{CgroupError, CgroupLimits, CgroupManager, CgroupSetup, CpuQuota, LeafCgroup};
+use crate::cgroup::{CgroupError, CgroupLimits, CgroupManager, CgroupSetup, CpuQuota};
 use crate::child::{self, ChildSetup, Stage};
 use crate::env::RuntimeEnv;
+use crate::handle::Parts;
+pub use crate::handle::{SandboxedChild, Verdict, WaitError};
+use crate::init::InitSetup;
 use crate::rootfs::{self, RootSpec, RootfsError};
 use crate::seccomp::{SeccompError, SeccompFilters};
 
@@ -179,6 +182,9 @@ pub enum SandboxError {
     SpawnerThread(#[source] std::io::Error),
     #[error("the spawner thread is gone")]
     SpawnerGone,
+    // The end of a process.
+    #[error("telling how the confined process ended")]
+    Wait(#[from] WaitError),
 }
 
 /// Confines processes: holds the policy, the cgroup manager and the compiled
@@ -208,6 +214,9 @@ struct Policy {
     cgroups: CgroupManager,
     filters: SeccompFilters,
     cap_last_cap: u32,
+    /// The runner's argument area, which the sandbox's init overwrites in
+    /// its copy of the runner's memory (see [`crate::init`]).
+    runner_args: (usize, usize),
 }
 
 /// Numbers cgroup leaves: leaf names carry this process's pid and start time,
@@ -253,11 +262,13 @@ impl Sandbox {
             .trim()
             .parse()
             .unwrap_or(40);
+        let runner_args = runner_arg_area()?;
         let policy = Arc::new(Policy {
             config,
             cgroups,
             filters,
             cap_last_cap,
+            runner_args,
         });
         let (jobs, requests) = mpsc::channel::<SpawnJob>();
         let shared = Arc::clone(&policy);
@@ -401,6 +412,8 @@ impl Policy {
         let (stderr_parent, stderr_child) = pipe().map_err(SandboxError::Pipe)?;
         let (error_read, error_write) = pipe().map_err(SandboxError::Pipe)?;
         let (alive_read, alive_write) = pipe().map_err(SandboxError::Pipe)?;
+        let (report_read, report_write) = pipe().map_err(SandboxError::Pipe)?;
+        set_nonblocking(&report_read).map_err(SandboxError::Pipe)?;
         let procs_raw: Vec<RawFd> = procs.iter().map(|fd| fd.as_raw_fd()).collect();
 
         let setup = ChildSetup {
@@ -410,6 +423,10 @@ impl Policy {
                 stderr_child.as_raw_fd(),
             ],
             error_fd: error_write.as_raw_fd(),
+            init: InitSetup {
+                report_fd: report_write.as_raw_fd(),
+                runner_args: self.runner_args,
+            },
             parent_alive_fd: alive_read.as_raw_fd(),
             parent_alive_writer: alive_write.as_raw_fd(),
             procs_fds: &procs_raw,
@@ -463,19 +480,17 @@ impl Policy {
             error_write,
             procs,
             alive_read,
+            report_write,
         ));
 
-        let mut child = SandboxedChild {
+        let mut child = SandboxedChild::new(Parts {
             pid,
-            stdin: Some(stdin_parent),
-            stdout: Some(stdout_parent),
-            stderr: Some(stderr_parent),
-            cgroup: Some(leaf),
+            stdio: [stdin_parent, stdout_parent, stderr_parent],
+            cgroup: leaf,
+            report: report_read,
             started,
-            exit: None,
-            reaped: false,
-            _parent_alive: alive_write,
-        };
+            parent_alive: alive_write,
+        });
         match read_report(&error_read) {
             Ok(None) => Ok(child),
             Ok(Some((code, errno))) => {
@@ -565,6 +580,49 @@ fn null_terminated(strings: &[CString]) -> Vec<*const c_char> {
         .collect()
 }
 
+/// Makes `fd` non-blocking (the spawner reads the init's report only once
+/// the init is gone, and must not wait for a report that never came).
+fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
+    // SAFETY: fcntl on a descriptor we own.
+    let flags = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) };
+    // SAFETY: as above.
+    if flags < 0
+        || unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0
+    {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// This process's `/proc/self/stat`: the argument area is fields 48 and 49.
+const PROC_SELF_STAT: &str = "/proc/self/stat";
+
+/// `[arg_start, arg_end)` of this process's command line (proc(5)).
+fn runner_arg_area() -> Result<(usize, usize), SandboxError> {
+    let fail = |source| SandboxError::KernelInfo {
+        path: PROC_SELF_STAT,
+        source,
+    };
+    let stat = std::fs::read_to_string(PROC_SELF_STAT).map_err(fail)?;
+    arg_area_of(&stat).ok_or_else(|| {
+        fail(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "no arg_start and arg_end fields",
+        ))
+    })
+}
+
+/// Fields 48 and 49 of a `stat` line; the name (field 2) may hold spaces and
+/// parentheses, so counting starts after its last `)`.
+fn arg_area_of(stat: &str) -> Option<(usize, usize)> {
+    let (_, after_name) = stat.rsplit_once(')')?;
+    // The first field after the name is field 3.
+    let mut fields = after_name.split_whitespace().skip(48 - 3);
+    let start = fields.next()?.parse().ok()?;
+    let end = fields.next()?.parse().ok()?;
+    (start <= end).then_some((start, end))
+}
+
 /// A close-on-exec pipe: (read end, write end).
 fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
@@ -576,170 +634,26 @@ fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-/// How a confined process ended, and what it used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Verdict {
-    /// Exit status, when it exited on its own.
-    pub code: Option<i32>,
-    /// The signal that ended it.
-    pub signal: Option<i32>,
-    /// The kernel's OOM killer acted in its cgroup.
-    pub oom_killed: bool,
-    /// Peak memory of its cgroup, where the kernel tracks it.
-    pub peak_memory_bytes: Option<u64>,
-    /// CPU time of its whole cgroup.
-    pub cpu_time: Duration,
-    /// From spawn to the exit being seen.
-    pub wall_time: Duration,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// How pid 1 of a sandbox ended: exit status or signal, and when that was seen.
-#[derive(Clone, Copy, Debug)]
-struct Exit {
-    code: Option<i32>,
-    signal: Option<i32>,
-    seen: Instant,
-}
-
-impl Exit {
-    fn seen_now(code: Option<i32>, signal: Option<i32>) -> Exit {
-        Exit {
-            code,
-            signal,
-            seen: Instant::now(),
+    #[test]
+    fn the_argument_area_is_read_after_the_name() {
+        // A name with spaces and a parenthesis; fields 3..=47 are 0 here.
+        let mut stat = "4242 (a) b (c) S".to_owned();
+        for _ in 4..=47 {
+            stat.push_str(" 0");
         }
-    }
-}
-
-/// A running confined process. Dropping it kills everything in its cgroup,
-/// reaps it and removes the cgroup.
-pub struct SandboxedChild {
-    /// In the parent's pid namespace; pid 1 of its own.
-    pid: libc::pid_t,
-    pub stdin: Option<OwnedFd>,
-    pub stdout: Option<OwnedFd>,
-    pub stderr: Option<OwnedFd>,
-    cgroup: Option<LeafCgroup>,
-    started: Instant,
-    /// How it ended, once seen.
-    exit: Option<Exit>,
-    reaped: bool,
-    /// Write end of the pipe the child checks its parent's life by.
-    _parent_alive: OwnedFd,
-}
-
-impl SandboxedChild {
-    pub fn pid(&self) -> libc::pid_t {
-        self.pid
+        stat.push_str(" 1000 1042 2000 2100 0\n");
+        assert_eq!(arg_area_of(&stat), Some((1000, 1042)));
+        assert_eq!(arg_area_of("4242 (a) S 1 2"), None);
     }
 
-    /// The verdict if the process has ended; never blocks and does not reap
-    /// (so the pid stays reserved until [`Self::wait`]).
-    pub fn try_wait(&mut self) -> std::io::Result<Option<Verdict>> {
-        if self.exit.is_none() {
-            // SAFETY: zeroed siginfo is valid for waitid to fill.
-            let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-            // SAFETY: `info` is writable; WNOWAIT leaves the child unreaped.
-            let rc = unsafe {
-                libc::waitid(
-                    libc::P_PID,
-                    self.pid as libc::id_t,
-                    &mut info,
-                    libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
-                )
-            };
-            if rc != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // SAFETY: filled by waitid (or zero).
-            let (pid, status) = unsafe { (info.si_pid(), info.si_status()) };
-            if pid == 0 {
-                return Ok(None);
-            }
-            self.exit = Some(if info.si_code == libc::CLD_EXITED {
-                Exit::seen_now(Some(status), None)
-            } else {
-                Exit::seen_now(None, Some(status))
-            });
-        }
-        Ok(Some(self.verdict()))
-    }
-
-    /// Kills every process of the sandbox (its whole cgroup and pid namespace).
-    pub fn kill(&mut self) -> Result<(), CgroupError> {
-        if !self.reaped {
-            // SAFETY: our unreaped child; its pid cannot have been reused.
-            unsafe { libc::kill(self.pid, libc::SIGKILL) };
-        }
-        match &self.cgroup {
-            Some(cgroup) => cgroup.kill_all(),
-            None => Ok(()),
-        }
-    }
-
-    /// Blocks until the process has ended, reaps it, and returns the verdict.
-    pub fn wait(&mut self) -> std::io::Result<Verdict> {
-        if !self.reaped {
-            let mut status = 0;
-            loop {
-                // SAFETY: waits for our own child.
-                let rc = unsafe { libc::waitpid(self.pid, &mut status, 0) };
-                if rc >= 0 {
-                    break;
-                }
-                let err = std::io::Error::last_os_error();
-                if err.kind() != std::io::ErrorKind::Interrupted {
-                    return Err(err);
-                }
-            }
-            self.reaped = true;
-            if self.exit.is_none() {
-                self.exit = Some(if libc::WIFEXITED(status) {
-                    Exit::seen_now(Some(libc::WEXITSTATUS(status)), None)
-                } else {
-                    Exit::seen_now(None, Some(libc::WTERMSIG(status)))
-                });
-            }
-        }
-        Ok(self.verdict())
-    }
-
-    fn verdict(&self) -> Verdict {
-        let cgroup = self.cgroup.as_ref();
-        Verdict {
-            code: self.exit.and_then(|e| e.code),
-            signal: self.exit.and_then(|e| e.signal),
-            oom_killed: cgroup.and_then(|c| c.oom_kills().ok()).unwrap_or(0) > 0,
-            peak_memory_bytes: cgroup.and_then(|c| c.peak_memory().ok().flatten()),
-            cpu_time: cgroup.and_then(|c| c.cpu_time().ok()).unwrap_or_default(),
-            wall_time: self
-                .exit
-                .map_or_else(Instant::now, |e| e.seen)
-                .duration_since(self.started),
-        }
-    }
-
-    /// Kills, reaps and removes the cgroup; the verdict of the process.
-    pub fn finish(&mut self) -> Result<Verdict, SandboxError> {
-        self.kill()?;
-        let verdict = self.wait().map_err(SandboxError::Pipe)?;
-        if let Some(cgroup) = self.cgroup.take() {
-            cgroup.remove()?;
-        }
-        Ok(verdict)
-    }
-
-    fn kill_and_reap(&mut self) {
-        if let Err(e) = self.finish() {
-            eprintln!("arena-sandbox: tearing down child {}: {e}", self.pid);
-        }
-    }
-}
-
-impl Drop for SandboxedChild {
-    fn drop(&mut self) {
-        if !self.reaped || self.cgroup.is_some() {
-            self.kill_and_reap();
-        }
+    #[test]
+    fn this_process_has_an_argument_area() {
+        let (start, end) = runner_arg_area().expect("/proc/self/stat");
+        let cmdline = std::fs::read("/proc/self/cmdline").expect("/proc/self/cmdline");
+        assert_eq!(end - start, cmdline.len());
     }
 }

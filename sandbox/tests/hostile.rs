@@ -22,7 +22,11 @@
 //! `spawn_succeeds_while_the_runner_creates_threads`,
 //! `read_only_binds_cover_submounts`,
 //! `runner_crash_kills_the_bot_and_the_next_runner_collects_its_leaf` and
-//! `bot_outlives_the_thread_that_spawned_it`.
+//! `bot_outlives_the_thread_that_spawned_it`; and the init at pid 1 of every
+//! sandbox: `a_bot_that_signals_itself_dies_of_that_signal`,
+//! `orphaned_grandchildren_are_reaped`,
+//! `signals_to_the_sandbox_are_forwarded_to_the_bot` and
+//! `an_unreadable_oom_counter_is_an_error`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
@@ -48,7 +52,7 @@ use arena_sandbox::cpus::CoreAllocator;
 use arena_sandbox::env::HOST_DEFAULT_PATHS;
 use arena_sandbox::{
     Limits, RuntimeEnv, Sandbox, SandboxCommand, SandboxConfig, SandboxError, SandboxedChild,
-    Verdict,
+    Verdict, WaitError,
 };
 
 /// The cgroup parent of every leaf this file makes (except the stale test's).
@@ -100,11 +104,16 @@ mod uid {
     pub const CRASH: u32 = 62_025;
     pub const IPC: u32 = 62_026;
     pub const THREAD_EXIT: u32 = 62_027;
+    pub const SELF_SIGNAL: u32 = 62_028;
+    pub const ORPHANS: u32 = 62_029;
+    pub const FORWARD: u32 = 62_030;
+    pub const OOM_COUNTER: u32 = 62_031;
     // Host-side control runs (unconfined, same programs).
     pub const SECCOMP_CONTROL: u32 = 62_090;
     pub const X32_CONTROL: u32 = 62_091;
     pub const INT80_CONTROL: u32 = 62_092;
     pub const SETUID_CONTROL: u32 = 62_093;
+    pub const SELF_SIGNAL_CONTROL: u32 = 62_094;
 }
 
 // ---------------------------------------------------------------------------
@@ -615,6 +624,9 @@ const EUID_C: &str = include_str!("hostile/euid.c");
 const PID_NAMESPACE: &str = include_str!("hostile/pid_namespace.py");
 const DAEMON: &str = include_str!("hostile/daemon.py");
 const SYSV_IPC: &str = include_str!("hostile/sysv_ipc.py");
+const SELF_SIGNAL: &str = include_str!("hostile/self_signal.py");
+const ORPHANS: &str = include_str!("hostile/orphans.py");
+const FORWARDED: &str = include_str!("hostile/forwarded.py");
 
 const SHORT: Duration = Duration::from_secs(20);
 
@@ -1208,7 +1220,9 @@ fn kill_minus_one_cannot_reach_the_host() {
 }
 
 /// /proc inside is the sandbox's own: it lists only the sandbox's processes
-/// (itself as pid 1 and its child as pid 2).
+/// (the sandbox's init as pid 1, the bot as pid 2, its child as pid 3). The
+/// init, a copy of the runner, shows neither the runner's command line nor
+/// its environment.
 #[test]
 fn proc_shows_only_the_sandbox() {
     let h = hostile(small_limits());
@@ -1217,10 +1231,13 @@ fn proc_shows_only_the_sandbox() {
     let out = run(&h.sandbox, &cmd, b"", SHORT);
 
     assert_eq!(out.verdict.code, Some(0), "{out}");
-    assert_eq!(out.value("self"), "1", "{out}");
-    assert_eq!(out.value("child"), "2", "{out}");
-    assert_eq!(out.value("pids"), "1,2", "{out}");
-    assert!(out.value("pid1_cmdline").starts_with(PYTHON), "{out}");
+    assert_eq!(out.value("self"), "2", "{out}");
+    assert_eq!(out.value("child"), "3", "{out}");
+    assert_eq!(out.value("pids"), "1,2,3", "{out}");
+    assert_eq!(out.value("pid1_cmdline"), "arena-init", "{out}");
+    assert_eq!(out.value("pid1_name"), "arena-init", "{out}");
+    assert_eq!(out.value("pid1_environ"), "EACCES", "{out}");
+    assert_eq!(out.value("pid1_fds"), "EACCES", "{out}");
 }
 
 /// A setsid + double-fork daemon that ignores SIGTERM and SIGHUP and
@@ -1242,7 +1259,11 @@ fn setsid_double_fork_daemon_dies_with_the_sandbox() {
         streams.stderr()
     );
     let during = host_processes_of(uid::DAEMON);
-    assert_eq!(during.len(), 2, "bot and daemon on the host: {during:?}");
+    assert_eq!(
+        during.len(),
+        3,
+        "the sandbox's init, the bot and the daemon on the host: {during:?}"
+    );
     let mut stdin = stdin.expect("stdin");
     stdin.write_all(b"go\n").expect("releasing the bot");
     drop(stdin);
@@ -1496,14 +1517,14 @@ fn teardown_leaves_no_cgroup_mount_or_process() {
     );
     assert!(!mounts_during.iter().any(|l| l.contains(&root_dir)));
     let deadline = Instant::now() + SHORT;
-    while host_processes_of(uid::TEARDOWN).len() < 3 {
+    while host_processes_of(uid::TEARDOWN).len() < 4 {
         assert!(Instant::now() < deadline, "sh and two sleeps never ran");
         thread::sleep(Duration::from_millis(5));
     }
     assert_eq!(
         host_processes_of(uid::TEARDOWN).len(),
-        3,
-        "sh and two sleeps"
+        4,
+        "the sandbox's init, sh and two sleeps"
     );
 
     let verdict = child
@@ -1753,8 +1774,8 @@ fn runner_crash_kills_the_bot_and_the_next_runner_collects_its_leaf() {
     let bots = host_processes_of(uid::CRASH);
     assert_eq!(
         bots.len(),
-        2,
-        "the bot (sh and sleep) is not running: {bots:?}"
+        3,
+        "the sandbox's init and the bot (sh and sleep) are not running: {bots:?}"
     );
 
     // The crash.
@@ -1812,7 +1833,7 @@ fn fake_runner_for_the_crash_test() {
         .to_owned();
     // Let sh start its sleep before reporting.
     let deadline = Instant::now() + SHORT;
-    while host_processes_of(uid::CRASH).len() < 2 && Instant::now() < deadline {
+    while host_processes_of(uid::CRASH).len() < 3 && Instant::now() < deadline {
         thread::sleep(Duration::from_millis(5));
     }
     println!("pid={}", child.pid());
@@ -1979,6 +2000,241 @@ fn churning_runner_for_the_thread_test() {
     println!("spawned={spawned}");
     println!("created={created}");
     println!("failure={}", failure.as_deref().unwrap_or("none"));
+}
+
+// ---------------------------------------------------------------------------
+// 13. The init at pid 1: the bot's own end, orphans reaped, signals forwarded.
+// ---------------------------------------------------------------------------
+
+/// A bot that sends itself SIGSEGV, SIGABRT, SIGKILL or SIGTERM is reported
+/// as killed by exactly that signal, as the same program is on the host.
+///
+/// Guards against the bot being pid 1 of its namespace, where the kernel
+/// drops every signal a process of the namespace sends it (it ran on,
+/// printed `survived` and exited 3).
+#[test]
+fn a_bot_that_signals_itself_dies_of_that_signal() {
+    let h = hostile(small_limits());
+    let app = app_dir(None);
+    for (name, signal) in [
+        ("SIGSEGV", libc::SIGSEGV),
+        ("SIGABRT", libc::SIGABRT),
+        ("SIGKILL", libc::SIGKILL),
+        ("SIGTERM", libc::SIGTERM),
+    ] {
+        let cmd = python(
+            SELF_SIGNAL,
+            app.path(),
+            uid::SELF_SIGNAL,
+            "hostile-self-signal",
+        )
+        .arg(name);
+        let out = run(&h.sandbox, &cmd, b"", SHORT);
+        assert_eq!(out.verdict.signal, Some(signal), "{name}{out}");
+        assert_eq!(out.verdict.code, None, "{name}{out}");
+        assert!(!out.verdict.oom_killed, "{name}{out}");
+        assert!(!out.stdout.contains("survived"), "{name}{out}");
+
+        let (stdout, status) =
+            host_control(PYTHON, &["-c", SELF_SIGNAL, name], uid::SELF_SIGNAL_CONTROL);
+        assert_eq!(
+            status.signal(),
+            Some(signal),
+            "the host control of {name} ended otherwise: {status:?} {stdout:?}"
+        );
+    }
+    assert_eq!(host_processes_of(uid::SELF_SIGNAL), Vec::<String>::new());
+}
+
+/// A hundred grandchildren that exit after their parent are orphans; the
+/// sandbox's init reaps every one while the bot runs (the bot watches its
+/// /proc empty out), and nothing of the uid is left once the sandbox ends.
+///
+/// Guards against the bot being pid 1: orphans were reparented to it and,
+/// since a bot never waits for processes it did not start, stayed zombies.
+#[test]
+fn orphaned_grandchildren_are_reaped() {
+    const GRANDCHILDREN: u32 = 100;
+    let limits = Limits {
+        // A hundred forked Pythons, besides the bot, its child and the init.
+        pids: 256,
+        memory_bytes: 512 * MIB,
+        ..small_limits()
+    };
+    let h = hostile(limits);
+    let app = app_dir(None);
+    let cmd = python(ORPHANS, app.path(), uid::ORPHANS, "hostile-orphans")
+        .arg(GRANDCHILDREN.to_string())
+        .arg("10");
+    let out = run(&h.sandbox, &cmd, b"", SHORT);
+
+    assert_eq!(out.verdict.code, Some(0), "{out}");
+    assert_eq!(out.value("forked"), GRANDCHILDREN.to_string(), "{out}");
+    assert_eq!(out.value("zombies"), "0", "orphans left unreaped{out}");
+    assert_eq!(out.value("left"), "0", "{out}");
+    assert_eq!(
+        host_processes_of(uid::ORPHANS),
+        Vec::<String>::new(),
+        "{out}"
+    );
+}
+
+/// Signals sent to the sandbox reach the bot: one with handlers sees each
+/// forwarded signal, and one that keeps the default disposition is killed
+/// by the SIGTERM, with that verdict.
+///
+/// Guards against the bot being pid 1: a SIGTERM from the runner to a bot
+/// without a handler was dropped by the kernel, and the bot ran on.
+#[test]
+fn signals_to_the_sandbox_are_forwarded_to_the_bot() {
+    let h = hostile(small_limits());
+    let app = app_dir(None);
+    let forwarded = [
+        ("SIGTERM", libc::SIGTERM),
+        ("SIGINT", libc::SIGINT),
+        ("SIGHUP", libc::SIGHUP),
+        ("SIGQUIT", libc::SIGQUIT),
+        ("SIGUSR1", libc::SIGUSR1),
+        ("SIGUSR2", libc::SIGUSR2),
+    ];
+    let mut cmd = python(FORWARDED, app.path(), uid::FORWARD, "hostile-forward");
+    for (name, _) in forwarded {
+        cmd = cmd.arg(name);
+    }
+    let deadline = Instant::now() + SHORT;
+    let mut child = spawn(&h.sandbox, &cmd);
+    feed(&mut child, b"");
+    let mut streams = Streams::take(&mut child);
+    assert!(
+        streams.pump(deadline, |out| out.contains("ready\n")),
+        "the bot never got ready: {}{}",
+        streams.stdout(),
+        streams.stderr()
+    );
+    for (name, signal) in forwarded {
+        child
+            .signal(signal)
+            .unwrap_or_else(|e| panic!("sending {name}: {e}"));
+        let seen = format!("got={signal}\n");
+        assert!(
+            streams.pump(deadline, |out| out.contains(&seen)),
+            "{name} did not reach the bot: {}{}",
+            streams.stdout(),
+            streams.stderr()
+        );
+    }
+    assert!(streams.pump(deadline, |_| false), "the bot did not exit");
+    let verdict = exit_verdict(&mut child, deadline);
+    assert_eq!(verdict.code, Some(0), "{verdict:?} {}", streams.stderr());
+    assert!(streams.stdout().contains("all\n"), "{}", streams.stdout());
+
+    let sleeper = command(
+        "/bin/sleep",
+        app.path(),
+        uid::FORWARD,
+        "hostile-forward-dfl",
+    )
+    .arg("60");
+    let mut child = spawn(&h.sandbox, &sleeper);
+    feed(&mut child, b"");
+    child.signal(libc::SIGTERM).expect("sending SIGTERM");
+    let verdict = exit_verdict(&mut child, Instant::now() + SHORT);
+    assert_eq!(verdict.signal, Some(libc::SIGTERM), "{verdict:?}");
+    assert_eq!(verdict.code, None, "{verdict:?}");
+    assert_eq!(host_processes_of(uid::FORWARD), Vec::<String>::new());
+}
+
+/// An OOM-kill counter that cannot be read makes the verdict an error,
+/// never "not OOM-killed": a memory kill must not pass for a crash. The
+/// counter is hidden from one thread only: that thread moves to a mount
+/// namespace of its own and binds an empty file over the leaf's counter, so
+/// nothing changes on the host and the mount ends with the thread.
+///
+/// Guards against the verdict reading an unreadable counter as 0.
+#[test]
+fn an_unreadable_oom_counter_is_an_error() {
+    let h = hostile(small_limits());
+    let app = app_dir(None);
+    let label = "hostile-oom-counter";
+    let cmd = command("/bin/true", app.path(), uid::OOM_COUNTER, label);
+    let mut child = spawn(&h.sandbox, &cmd);
+    feed(&mut child, b"");
+    let memory = leaf_dir_in(PARENT, label, "memory");
+    // cgroup v1 and hybrid hosts count in memory.oom_control, v2 in memory.events.
+    let counter = ["memory.oom_control", "memory.events"]
+        .iter()
+        .map(|name| memory.join(name))
+        .find(|path| path.exists())
+        .unwrap_or_else(|| panic!("no OOM counter in {}", memory.display()));
+
+    let hidden = thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                hide_from_this_thread(&counter);
+                let deadline = Instant::now() + SHORT;
+                loop {
+                    match child.try_wait() {
+                        Ok(None) if Instant::now() < deadline => {
+                            thread::sleep(Duration::from_millis(2))
+                        }
+                        other => return other,
+                    }
+                }
+            })
+            .join()
+            .expect("the hiding thread")
+    });
+    match hidden {
+        Err(WaitError::OomCounter(_)) => {}
+        other => panic!("an unreadable OOM counter gave {other:?}"),
+    }
+    // Seen from the host's mount namespace the counter is fine again.
+    let verdict = child
+        .finish()
+        .unwrap_or_else(|e| panic!("finish: {}", chain(&e)));
+    assert_eq!(verdict.code, Some(0), "{verdict:?}");
+    assert!(!verdict.oom_killed, "{verdict:?}");
+}
+
+/// Moves the calling thread into a mount namespace of its own (no mount
+/// event propagates back to the host) and binds `/dev/null` over `path`.
+fn hide_from_this_thread(path: &Path) {
+    let target = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).expect("no NUL");
+    // SAFETY: unshare affects only this thread (CLONE_NEWNS implies CLONE_FS,
+    // which a thread may unshare); the mounts take valid C strings.
+    unsafe {
+        assert_eq!(
+            libc::unshare(libc::CLONE_NEWNS),
+            0,
+            "unshare: {}",
+            std::io::Error::last_os_error()
+        );
+        assert_eq!(
+            libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ),
+            0,
+            "making this thread's mounts private: {}",
+            std::io::Error::last_os_error()
+        );
+        assert_eq!(
+            libc::mount(
+                c"/dev/null".as_ptr(),
+                target.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            ),
+            0,
+            "binding /dev/null over {}: {}",
+            path.display(),
+            std::io::Error::last_os_error()
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------

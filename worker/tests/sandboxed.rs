@@ -1,6 +1,8 @@
 //! The runner with bots confined by the sandbox: a bot over its memory cap
-//! forfeits with `memory`, builds run offline and are cached by content, and
-//! matches see their build's output read-only.
+//! forfeits with `memory`, a bot that signals itself forfeits with `crash`
+//! as it does unsandboxed, an exit that cannot be read is a runner error,
+//! builds run offline and are cached by content, and matches see their
+//! build's output read-only.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -9,9 +11,11 @@ use arena_engine::Session;
 use arena_engine::generals::{Generals, Params};
 use arena_sandbox::cpus::CoreAllocator;
 use arena_sandbox::{Limits, RuntimeEnv, Sandbox, SandboxConfig};
-use arena_worker::launcher::Launcher;
+use arena_worker::launcher::{BotExit, BotHandle, BuildReport, LaunchError, LaunchedBot, Launcher};
 use arena_worker::replay::Replay;
-use arena_worker::{BotSpec, Forfeit, RunnerConfig, SandboxLauncher, play_match};
+use arena_worker::{
+    BotSpec, Forfeit, ProcessLauncher, RunnerConfig, RunnerError, SandboxLauncher, play_match,
+};
 
 fn bot(path: &str) -> BotSpec {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -33,13 +37,19 @@ impl Drop for Tidy<'_> {
 }
 
 fn launcher(cache: &Path) -> SandboxLauncher {
+    launcher_under(cache, "arena-worker-test")
+}
+
+/// A launcher whose leaves go under `parent`: a test that must not have its
+/// parent removed by another test's [`Tidy`] halfway through uses its own.
+fn launcher_under(cache: &Path, parent: &str) -> SandboxLauncher {
     let config = SandboxConfig {
         limits: Limits {
             memory_bytes: 256 << 20,
             ..Limits::default()
         },
         env: RuntimeEnv::host_default(),
-        cgroup_parent: "arena-worker-test".to_owned(),
+        cgroup_parent: parent.to_owned(),
         ..SandboxConfig::default()
     };
     let sandbox = Sandbox::new(config).expect("the sandbox needs root and cgroups");
@@ -192,4 +202,129 @@ fn a_build_over_its_limit_fails_and_is_not_cached() {
         entries.is_empty(),
         "nothing cached or left over: {entries:?}"
     );
+}
+
+/// A bot whose `run.sh` sends itself `signal` (by name) with its default
+/// disposition and, should it survive, exits 3 (kept alive by the returned
+/// directory).
+fn bot_signalling_itself(signal: &str) -> (tempfile::TempDir, BotSpec) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bot.py"),
+        "import os, signal, sys\n\
+         sig = getattr(signal, sys.argv[1])\n\
+         if sig != signal.SIGKILL:\n    signal.signal(sig, signal.SIG_DFL)\n\
+         os.kill(os.getpid(), sig)\n\
+         sys.exit(3)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("run.sh"),
+        format!("exec python3 -u bot.py {signal}\n"),
+    )
+    .unwrap();
+    let bot = BotSpec::from_dir(dir.path());
+    (dir, bot)
+}
+
+/// A bot that sends itself SIGSEGV, SIGABRT, SIGKILL or SIGTERM forfeits
+/// with `crash`, sandboxed as unsandboxed.
+///
+/// Guards against the sandboxed bot being pid 1 of its namespace, where the
+/// kernel dropped the signal: it exited 3 instead and forfeited `exit`.
+#[test]
+fn a_bot_that_signals_itself_forfeits_with_crash() {
+    let cache = tempfile::tempdir().unwrap();
+    // Eight matches in a row: long enough for another test's Tidy to remove
+    // a shared parent under it.
+    let sandboxed = launcher_under(cache.path(), "arena-worker-test-signals");
+    let _tidy = Tidy(&sandboxed);
+    let plain = ProcessLauncher::default();
+    for signal in ["SIGSEGV", "SIGABRT", "SIGKILL", "SIGTERM"] {
+        let (_dir, crasher) = bot_signalling_itself(signal);
+        for (name, launcher) in [
+            ("sandboxed", &sandboxed as &dyn Launcher),
+            ("unsandboxed", &plain),
+        ] {
+            let out = play_match(
+                Session::boxed(game(1200)),
+                3,
+                &[crasher.clone().into(), bot("test/random").into()],
+                launcher,
+                &config(),
+            )
+            .unwrap();
+            let r = &out.report;
+            assert_eq!(
+                r.players[0].forfeit,
+                Some(Forfeit::Crash),
+                "{signal}, {name}: {r:?}"
+            );
+            assert_eq!(r.winner, Some(1), "{signal}, {name}: {r:?}");
+        }
+    }
+}
+
+/// Wraps a launcher so that once a bot has exited, its exit cannot be read:
+/// what the sandbox reports when it cannot tell a memory kill from a crash
+/// (an unreadable OOM counter).
+struct UnreadableExits<L>(L);
+
+struct UnreadableExit(Box<dyn BotHandle>);
+
+impl BotHandle for UnreadableExit {
+    fn try_wait(&mut self) -> std::io::Result<Option<BotExit>> {
+        match self.0.try_wait()? {
+            Some(_) => Err(std::io::Error::other(
+                "reading the OOM-kill counter: a memory kill cannot be told from a crash",
+            )),
+            None => Ok(None),
+        }
+    }
+
+    fn kill(&mut self) -> std::io::Result<()> {
+        self.0.kill()
+    }
+
+    fn wait(&mut self) -> std::io::Result<BotExit> {
+        self.0.wait()
+    }
+}
+
+impl<L: Launcher> Launcher for UnreadableExits<L> {
+    fn launch(&self, bot: &BotSpec, seat: usize) -> Result<LaunchedBot, LaunchError> {
+        let mut launched = self.0.launch(bot, seat)?;
+        launched.handle = Box::new(UnreadableExit(launched.handle));
+        Ok(launched)
+    }
+
+    fn build(&self, bot: &BotSpec, wall_limit: Duration) -> Result<BuildReport, LaunchError> {
+        self.0.build(bot, wall_limit)
+    }
+}
+
+/// A seat whose exit cannot be read fails the match as a runner error (an
+/// infrastructure failure, so the match is played again), never a forfeit.
+///
+/// Guards against the seat reading "cannot tell" as a plain exit: it
+/// forfeited `exit`, which hides a memory kill.
+#[test]
+fn an_exit_that_cannot_be_read_is_a_runner_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("run.sh"), "exit 0\n").unwrap();
+    let leaver = BotSpec::from_dir(dir.path());
+    let result = play_match(
+        Session::boxed(game(1200)),
+        3,
+        &[leaver.into(), bot("test/random").into()],
+        &UnreadableExits(ProcessLauncher::default()),
+        &config(),
+    );
+    match result {
+        Err(RunnerError::Pipe { seat: 0, source }) => {
+            assert!(source.to_string().contains("OOM"), "{source}");
+        }
+        Err(other) => panic!("another runner error: {other}"),
+        Ok(out) => panic!("played to a result: {:?}", out.report),
+    }
 }

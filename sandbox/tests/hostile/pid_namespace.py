@@ -1,4 +1,5 @@
-# Lists the processes this sandbox can see, with a child alive.
+# Lists the processes this sandbox can see, with a child alive, and what it
+# can learn about pid 1 (the sandbox's init).
 import os
 import time
 
@@ -14,3 +15,13 @@ with open("/proc/1/cmdline", "rb") as f:
     print("pid1_cmdline=" + f.read().replace(b"\0", b" ").decode().strip())
 os.kill(child, 9)
 os.waitpid(child, 0)
+with open("/proc/1/comm") as f:
+    print("pid1_name=" + f.read().strip())
+for what, look in (("environ", lambda: open("/proc/1/environ", "rb").read()),
+                   ("fds", lambda: os.listdir("/proc/1/fd"))):
+    try:
+        look()
+        print(f"pid1_{what}=readable")
+    except OSError as e:
+        import errno
+        print(f"pid1_{what}=" + errno.errorcode.get(e.errno, str(e.errno)))

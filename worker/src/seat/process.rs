@@ -216,18 +216,20 @@ impl ProcessSeat {
     }
 
     /// Why a seat whose stdout closed is out: its exit, once the kernel has it.
-    fn exit_forfeit(&mut self) -> Forfeit {
+    /// An exit that cannot be read (e.g. the sandbox cannot tell a memory
+    /// kill from a crash) is the runner's failure, never a verdict.
+    fn exit_forfeit(&mut self) -> Result<Forfeit, RunnerError> {
         let deadline = Instant::now() + self.exit_grace;
         let mut pause = Duration::from_micros(20);
         loop {
-            match self.peek_exit() {
-                Ok(Some(exit)) => return forfeit_for(exit),
-                Ok(None) if Instant::now() < deadline => {
+            match self.peek_exit()? {
+                Some(exit) => return Ok(forfeit_for(exit)),
+                None if Instant::now() < deadline => {
                     std::thread::sleep(pause);
                     pause = (pause * 2).min(Duration::from_millis(10));
                 }
-                // Alive with its stdout closed, or not waitable: it cannot play on.
-                _ => return Forfeit::Exit,
+                // Alive with its stdout closed: it cannot play on.
+                None => return Ok(Forfeit::Exit),
             }
         }
     }
@@ -275,7 +277,7 @@ impl SeatRuntime for ProcessSeat {
         if self.stdout_closed && self.pending.is_some() {
             self.gone = true;
             self.pending = None;
-            return Ok(Some(Answer::Gone(self.exit_forfeit())));
+            return Ok(Some(Answer::Gone(self.exit_forfeit()?)));
         }
         match &self.pending {
             Some(pending) if now >= pending.deadline => {

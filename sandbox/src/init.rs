@@ -1,0 +1,353 @@
+//! The init at pid 1 of every sandbox: the confined child forks once, right
+//! before `execve`; the fork's child becomes the bot and this process stays
+//! behind as the pid namespace's init.
+//!
+//! Why an init at all: the kernel treats pid 1 of a pid namespace specially
+//! (pid_namespaces(7)). A signal it sends itself (or any process of its
+//! namespace sends it) is dropped unless it installed a handler, so a bot at
+//! pid 1 that calls `kill(getpid(), SIGSEGV)` would run on instead of
+//! crashing as it would outside; and every orphan is reparented to pid 1,
+//! which a bot never reaps. bubblewrap, tini and nsjail put a small init
+//! there for the same reasons. This one:
+//!
+//! * starts the bot as its only direct child;
+//! * reaps every process that dies under it (`waitpid(-1)`);
+//! * forwards [`FORWARDED`] signals, whoever sends them, to the bot;
+//! * when the bot ends, writes the bot's raw wait status to the report pipe
+//!   (its only descriptor) and exits. The status cannot be reproduced on the
+//!   init itself: the namespace rule above also drops a signal the init
+//!   raises on itself, and from the parent namespace only SIGKILL and SIGSTOP
+//!   reach it. So the report is what the spawner believes; the init's own
+//!   exit status (the bot's code, or 128 + its signal) is only for people
+//!   reading `ps`. When the init dies without a report (killed at teardown,
+//!   by the OOM killer, or by its parent-death signal), the spawner reports
+//!   the init's own end.
+//!
+//! The init runs with exactly the bot's confinement (cgroup, namespaces,
+//! uid, no capabilities, rlimits, seccomp): it forks after all of it. It is
+//! made non-dumpable so the bot, which shares its uid, can neither read its
+//! memory nor open its descriptors through `/proc/1`, and its command line
+//! (a copy of the runner's) is overwritten so `/proc/1/cmdline` does not show
+//! the runner's arguments. The init exits as soon as the bot does, which ends
+//! the namespace: the kernel kills whatever the bot left running, as it did
+//! when the bot itself was pid 1.
+//!
+//! Like the rest of the child, this is a copy of one thread of a possibly
+//! multi-threaded runner, so it only makes system calls (the fork is a raw
+//! `clone`, since glibc's `fork` takes locks and runs atfork handlers) and
+//! touches nothing it did not prepare.
+
+use std::os::fd::RawFd;
+
+use crate::child::{Failure, Stage, check, errno};
+
+/// Signals the init passes on to the bot: the ones a supervisor uses to ask a
+/// process to stop or to poke it.
+pub const FORWARDED: [libc::c_int; 6] = [
+    libc::SIGTERM,
+    libc::SIGINT,
+    libc::SIGHUP,
+    libc::SIGQUIT,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+];
+
+/// What the init shows as its command line and name.
+const INIT_NAME: &[u8] = b"arena-init\0";
+
+/// First word of a report: the bot ended; the second word is its wait status.
+pub const REPORT_BOT_ENDED: u32 = 1;
+/// First word of a report: the init itself failed; the second word is errno.
+pub const REPORT_INIT_FAILED: u32 = 2;
+/// A report is two native-endian 32-bit words.
+pub const REPORT_LEN: usize = 8;
+
+/// What the init needs, prepared by the parent.
+pub struct InitSetup {
+    /// Write end of the report pipe (the read end is the spawner's).
+    pub report_fd: RawFd,
+    /// `[arg_start, arg_end)` of the runner's command line in this copy of
+    /// its memory, from `/proc/self/stat`.
+    pub runner_args: (usize, usize),
+}
+
+/// Forks the bot. Returns `Ok` in the bot, which goes on to `execve`; the
+/// init never returns. A failure before the fork is reported like any other
+/// stage.
+///
+/// # Safety
+/// Called only from the confined child, after the whole confinement
+/// sequence and before `execve`, with no other thread in the process.
+pub unsafe fn fork_bot(setup: &InitSetup) -> Result<(), Failure> {
+    // SAFETY (whole function): system calls on valid stack data, and writes
+    // into this process's private copy of the runner's argument strings.
+    unsafe {
+        // Before the fork, so no bot can ever see the init dumpable.
+        check(
+            libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) as _,
+            Stage::NotDumpable,
+        )?;
+        hide_runner_args(setup.runner_args);
+        check(
+            libc::prctl(libc::PR_SET_NAME, INIT_NAME.as_ptr(), 0, 0, 0) as _,
+            Stage::NotDumpable,
+        )?;
+
+        // Blocked from before the fork, so none is lost or acted on by
+        // default in the window before the init waits for them; a blocked
+        // signal is queued even for a namespace init (signal(7)).
+        let mut waited: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut waited);
+        libc::sigaddset(&mut waited, libc::SIGCHLD);
+        for signal in FORWARDED {
+            libc::sigaddset(&mut waited, signal);
+        }
+        let mut bot_mask: libc::sigset_t = std::mem::zeroed();
+        check(
+            libc::sigprocmask(libc::SIG_BLOCK, &waited, &mut bot_mask) as _,
+            Stage::BlockSignals,
+        )?;
+        // A runner that ignores SIGCHLD would make the kernel reap the bot
+        // before the init could read its status.
+        let mut default_action: libc::sigaction = std::mem::zeroed();
+        default_action.sa_sigaction = libc::SIG_DFL;
+        let mut runner_chld: libc::sigaction = std::mem::zeroed();
+        check(
+            libc::sigaction(libc::SIGCHLD, &default_action, &mut runner_chld) as _,
+            Stage::BlockSignals,
+        )?;
+
+        let bot = libc::syscall(
+            libc::SYS_clone,
+            libc::SIGCHLD as libc::c_ulong,
+            0usize,
+            0usize,
+            0usize,
+            0usize,
+        );
+        check(bot, Stage::ForkBot)?;
+        if bot == 0 {
+            return become_bot(setup, &bot_mask, &runner_chld);
+        }
+        supervise(bot as libc::pid_t, setup, &waited)
+    }
+}
+
+/// The bot's side of the fork: undo what only the init needs, so the program
+/// starts with the signal state and parent-death signal it had before there
+/// was an init.
+///
+/// # Safety
+/// See [`fork_bot`].
+unsafe fn become_bot(
+    setup: &InitSetup,
+    bot_mask: &libc::sigset_t,
+    runner_chld: &libc::sigaction,
+) -> Result<(), Failure> {
+    // SAFETY: system calls on valid data; this process has one thread.
+    unsafe {
+        libc::close(setup.report_fd);
+        // fork clears the parent-death signal; the bot's parent is now the
+        // init, whose death ends the namespace anyway.
+        check(
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) as _,
+            Stage::ParentDeathSignal,
+        )?;
+        // Only an ignored disposition survives execve, so only that one
+        // needs restoring.
+        if runner_chld.sa_sigaction == libc::SIG_IGN {
+            check(
+                libc::sigaction(libc::SIGCHLD, runner_chld, std::ptr::null_mut()) as _,
+                Stage::RestoreSignals,
+            )?;
+        }
+        check(
+            libc::sigprocmask(libc::SIG_SETMASK, bot_mask, std::ptr::null_mut()) as _,
+            Stage::RestoreSignals,
+        )
+    }
+}
+
+/// Overwrites the runner's command line in this copy of its memory with
+/// [`INIT_NAME`] and zeros, keeping the last byte zero so the kernel shows
+/// exactly that range (proc(5), `/proc/pid/cmdline`).
+///
+/// # Safety
+/// `[start, end)` is the argument area of this process's memory (mapped and
+/// writable: it is on the main thread's stack), which nothing in this process
+/// reads any more.
+unsafe fn hide_runner_args((start, end): (usize, usize)) {
+    let Some(len) = end.checked_sub(start).filter(|&len| len > 0) else {
+        return;
+    };
+    let name = &INIT_NAME[..INIT_NAME.len().min(len)];
+    // SAFETY: see the function's contract.
+    unsafe {
+        std::ptr::write_bytes(start as *mut u8, 0, len);
+        std::ptr::copy_nonoverlapping(name.as_ptr(), start as *mut u8, name.len());
+        *((end - 1) as *mut u8) = 0;
+    }
+}
+
+/// The init's loop: wait for a signal; reap on SIGCHLD, forward anything
+/// else; report and exit when the bot has ended.
+///
+/// # Safety
+/// See [`fork_bot`]; `waited` is blocked in this process.
+unsafe fn supervise(bot: libc::pid_t, setup: &InitSetup, waited: &libc::sigset_t) -> ! {
+    // SAFETY (whole function): system calls on valid stack data.
+    unsafe {
+        // The init holds nothing but its report pipe: not the bot's stdio (so
+        // the runner sees EOF on stdout when the bot goes), not the setup
+        // error pipe (so the runner reads EOF exactly when the bot's execve
+        // closes the last copy), not the cgroup files.
+        let keep = setup.report_fd as libc::c_uint;
+        if keep > 0 {
+            libc::syscall(libc::SYS_close_range, 0u32, keep - 1, 0u32);
+        }
+        libc::syscall(libc::SYS_close_range, keep + 1, u32::MAX, 0u32);
+        loop {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let signal = libc::sigwaitinfo(waited, &mut info);
+            if signal < 0 {
+                if errno() == libc::EINTR {
+                    continue;
+                }
+                fail(bot, setup.report_fd, errno());
+            }
+            if signal != libc::SIGCHLD {
+                // The bot may be gone already; its SIGCHLD is then next.
+                libc::kill(bot, signal);
+                continue;
+            }
+            // SIGCHLD is not queued per child: reap everything that is dead.
+            loop {
+                let mut status = 0;
+                let reaped = libc::waitpid(-1, &mut status, libc::WNOHANG | libc::__WALL);
+                if reaped == bot {
+                    report(setup.report_fd, REPORT_BOT_ENDED, status);
+                    libc::_exit(own_exit_code(status));
+                }
+                if reaped > 0 {
+                    continue;
+                }
+                if reaped == 0 {
+                    break;
+                }
+                match errno() {
+                    libc::EINTR => continue,
+                    // The bot is our child until it is reaped above, so
+                    // this cannot be ECHILD; anything is a broken init.
+                    e => fail(bot, setup.report_fd, e),
+                }
+            }
+        }
+    }
+}
+
+/// The init cannot go on: the bot dies with it (the namespace ends), and
+/// the spawner is told the init failed rather than being shown a kill.
+fn fail(bot: libc::pid_t, report_fd: RawFd, errno: i32) -> ! {
+    // SAFETY: plain system calls.
+    unsafe {
+        libc::kill(bot, libc::SIGKILL);
+        report(report_fd, REPORT_INIT_FAILED, errno);
+        libc::_exit(127);
+    }
+}
+
+/// One report; a pipe write this small is atomic (pipe(7)).
+fn report(fd: RawFd, kind: u32, value: i32) {
+    let mut bytes = [0u8; REPORT_LEN];
+    bytes[..4].copy_from_slice(&kind.to_ne_bytes());
+    bytes[4..].copy_from_slice(&value.to_ne_bytes());
+    loop {
+        // SAFETY: writes a stack buffer; if the spawner is gone there is
+        // nobody to tell.
+        let written = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        if written >= 0 || errno() != libc::EINTR {
+            return;
+        }
+    }
+}
+
+/// The init's own exit code for the bot's `status`, as a shell reports it.
+fn own_exit_code(status: libc::c_int) -> libc::c_int {
+    if libc::WIFSIGNALED(status) {
+        128 + libc::WTERMSIG(status)
+    } else {
+        libc::WEXITSTATUS(status)
+    }
+}
+
+/// How the bot ended, decoded from a report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Report {
+    /// It exited with this code.
+    Exited(i32),
+    /// This signal ended it.
+    Signaled(i32),
+    /// The init failed with this errno (an infrastructure failure).
+    InitFailed(i32),
+}
+
+impl Report {
+    /// Decodes the init's report; `None` for anything it never writes.
+    pub fn decode(bytes: [u8; REPORT_LEN]) -> Option<Report> {
+        let kind = u32::from_ne_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        let value = i32::from_ne_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
+        match kind {
+            REPORT_BOT_ENDED if libc::WIFEXITED(value) => {
+                Some(Report::Exited(libc::WEXITSTATUS(value)))
+            }
+            REPORT_BOT_ENDED if libc::WIFSIGNALED(value) => {
+                Some(Report::Signaled(libc::WTERMSIG(value)))
+            }
+            REPORT_INIT_FAILED => Some(Report::InitFailed(value)),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encode(kind: u32, value: i32) -> [u8; REPORT_LEN] {
+        let mut bytes = [0u8; REPORT_LEN];
+        bytes[..4].copy_from_slice(&kind.to_ne_bytes());
+        bytes[4..].copy_from_slice(&value.to_ne_bytes());
+        bytes
+    }
+
+    #[test]
+    fn reports_decode_to_the_bot_s_own_end() {
+        // Wait statuses as the kernel encodes them (wait(2)).
+        assert_eq!(
+            Report::decode(encode(REPORT_BOT_ENDED, 3 << 8)),
+            Some(Report::Exited(3))
+        );
+        assert_eq!(
+            Report::decode(encode(REPORT_BOT_ENDED, libc::SIGSEGV)),
+            Some(Report::Signaled(libc::SIGSEGV))
+        );
+        // Core-dump bit set: still the signal.
+        assert_eq!(
+            Report::decode(encode(REPORT_BOT_ENDED, libc::SIGABRT | 0x80)),
+            Some(Report::Signaled(libc::SIGABRT))
+        );
+        assert_eq!(
+            Report::decode(encode(REPORT_INIT_FAILED, libc::EINVAL)),
+            Some(Report::InitFailed(libc::EINVAL))
+        );
+        // A stopped status is never reported (no WUNTRACED), nor kind 0.
+        assert_eq!(Report::decode(encode(REPORT_BOT_ENDED, 0x137f)), None);
+        assert_eq!(Report::decode(encode(0, 0)), None);
+    }
+
+    #[test]
+    fn own_exit_code_follows_the_shell_convention() {
+        assert_eq!(own_exit_code(7 << 8), 7);
+        assert_eq!(own_exit_code(libc::SIGKILL), 128 + libc::SIGKILL);
+    }
+}
