@@ -19,6 +19,7 @@ mod drain;
 mod ffa_tournament;
 mod lease_ttl;
 mod quick_start;
+mod redis_restart;
 mod round_robin;
 mod starter_rust;
 mod upload;

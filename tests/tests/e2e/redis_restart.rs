@@ -32,11 +32,11 @@ async fn results_finished_while_redis_is_down_are_kept() {
     let mut redis = RedisServer::start_persistent("always");
     let coordinator = Coordinator::start(&redis, "127.0.0.1:0", LEASE_TTL_S);
     let url = coordinator.url();
-    // Unsandboxed: the bots must see the gate, which holds the matches in
-    // flight until Redis is gone.
+    // Sandboxed, with the gate bound in: it holds the matches in flight
+    // until Redis is gone.
     let mut workers = [
-        Worker::start("redis-down-1", &url, false),
-        Worker::start("redis-down-2", &url, false),
+        Worker::start_gated("redis-down-1", &url, gate),
+        Worker::start_gated("redis-down-2", &url, gate),
     ];
     let id = arena::create_tournament(&url, fixture.file());
     let mut admin = arena::admin(&url, Some(arena::ADMIN_TOKEN)).await;
