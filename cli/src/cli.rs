@@ -148,6 +148,19 @@ pub struct CoordinatorArgs {
     #[arg(long, default_value_t = 30, value_name = "SECONDS",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub lease_ttl: u64,
+    /// Failed attempts in a row (infrastructure failures, expired leases)
+    /// after which a match is set aside as stuck until requeued.
+    #[arg(long, default_value_t = 3, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_attempts: u32,
+    /// Quarantine a worker once this many of its last --quarantine-window
+    /// leases ended without a result (0: never).
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub quarantine_failures: u32,
+    /// How many of a worker's most recent leases the quarantine looks at.
+    #[arg(long, default_value_t = 10, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub quarantine_window: u32,
     /// Serve Prometheus metrics at http://ADDR/metrics.
     #[arg(long, value_name = "ADDR")]
     pub metrics: Option<String>,
@@ -227,6 +240,19 @@ pub enum TournamentCommand {
     },
     /// Stop scheduling and leasing a tournament.
     Cancel { id: String },
+    /// Matches of a tournament: state, attempt, and every failed attempt.
+    Matches {
+        id: String,
+        /// Only the stuck ones.
+        #[arg(long)]
+        stuck: bool,
+    },
+    /// Put a stuck match back in the queue with a fresh allowance of attempts.
+    Requeue { match_id: String },
+    /// Registered workers: alive, quarantined.
+    Workers,
+    /// Lift a worker's quarantine.
+    ReleaseWorker { worker_id: String },
 }
 
 /// How bots are confined.

@@ -9,13 +9,14 @@ use std::time::Duration;
 use anyhow::Context;
 use arena_coordinator::grpc::Tokens;
 use arena_coordinator::server;
-use arena_coordinator::service::{Coordinator, CoordinatorConfig};
+use arena_coordinator::service::{Coordinator, CoordinatorConfig, Quarantine};
 use arena_coordinator::standings::Standings;
 use arena_coordinator::store::{MemoryStore, RedisStore, Store};
 use arena_coordinator::tournament_file::TournamentFile;
 use arena_proto::v1::admin_client::AdminClient;
 use arena_proto::v1::{
-    CancelRequest, CreateTournamentRequest, StandingsRequest, StatusRequest, UploadSubmissionChunk,
+    CancelRequest, CreateTournamentRequest, MatchesRequest, ReleaseWorkerRequest, RequeueRequest,
+    StandingsRequest, StatusRequest, UploadSubmissionChunk, WorkersRequest,
 };
 use std::sync::Arc;
 
@@ -77,9 +78,23 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
             );
         }
         let store = open_store(args.redis.as_deref()).await?;
+        if args.quarantine_failures > args.quarantine_window {
+            anyhow::bail!(
+                "--quarantine-failures {} can never be reached within --quarantine-window {}",
+                args.quarantine_failures,
+                args.quarantine_window
+            );
+        }
         let coordinator = Coordinator::new(
             store,
-            CoordinatorConfig::with_lease_ttl(Duration::from_secs(args.lease_ttl.max(1))),
+            CoordinatorConfig {
+                max_attempts: args.max_attempts,
+                quarantine: Quarantine {
+                    window: args.quarantine_window,
+                    failures: args.quarantine_failures,
+                },
+                ..CoordinatorConfig::with_lease_ttl(Duration::from_secs(args.lease_ttl.max(1)))
+            },
         );
         if let Some(address) = &args.metrics {
             let shared = Arc::clone(&coordinator);
@@ -274,10 +289,7 @@ pub fn tournament(args: TournamentArgs) -> anyhow::Result<ExitCode> {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 let archive = packed.unwrap_or_default();
-                println!(
-                    "{}",
-                    upload_archive(&mut client, &name, bot, archive).await?
-                );
+                println!("{}", upload_archive(&mut client, &name, bot, archive).await?);
             }
             TournamentCommand::Create { file } => {
                 let mut tournament = TournamentFile::load(file)?;
@@ -303,17 +315,69 @@ pub fn tournament(args: TournamentArgs) -> anyhow::Result<ExitCode> {
                     .context("reading the status")?
                     .into_inner();
                 println!(
-                    "{id}: {}/{} matches done ({} queued, {} playing), round {}/{}, {} workers{}{}",
+                    "{id}: {}/{} matches done ({} queued, {} playing{}), round {}/{}, {} workers{}{}",
                     s.done,
                     s.total,
                     s.queued,
                     s.leased,
+                    if s.stuck > 0 {
+                        format!(", {} stuck", s.stuck)
+                    } else {
+                        String::new()
+                    },
                     s.rounds_scheduled,
                     s.rounds_total,
                     s.workers_connected,
                     if s.finished { ", finished" } else { "" },
                     if s.cancelled { ", cancelled" } else { "" },
                 );
+                if s.stuck > 0 {
+                    print_matches(&mut client, id, true).await?;
+                }
+            }
+            TournamentCommand::Matches { id, stuck } => {
+                print_matches(&mut client, id, *stuck).await?;
+            }
+            TournamentCommand::Requeue { match_id } => {
+                client
+                    .requeue(RequeueRequest {
+                        match_id: match_id.clone(),
+                    })
+                    .await
+                    .context("requeueing")?;
+                println!("{match_id}: requeued");
+            }
+            TournamentCommand::Workers => {
+                let workers = client
+                    .workers(WorkersRequest {})
+                    .await
+                    .context("listing workers")?
+                    .into_inner()
+                    .workers;
+                for w in workers {
+                    println!(
+                        "{}\t{}\t{} cores, {} MiB, environment {:?}, {} builds cached",
+                        w.worker_id,
+                        match (w.alive, w.quarantined) {
+                            (_, true) => "quarantined",
+                            (true, false) => "alive",
+                            (false, false) => "silent",
+                        },
+                        w.cores,
+                        w.memory_mb,
+                        w.environment_id,
+                        w.cached_builds,
+                    );
+                }
+            }
+            TournamentCommand::ReleaseWorker { worker_id } => {
+                client
+                    .release_worker(ReleaseWorkerRequest {
+                        worker_id: worker_id.clone(),
+                    })
+                    .await
+                    .context("releasing the worker")?;
+                println!("{worker_id}: released");
             }
             TournamentCommand::Standings { id, json, csv } => {
                 let s = client
@@ -343,4 +407,35 @@ pub fn tournament(args: TournamentArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// One line per match (only the stuck ones with `stuck_only`), each failed
+/// attempt indented under it.
+async fn print_matches(client: &mut Admin, id: &str, stuck_only: bool) -> anyhow::Result<()> {
+    let matches = client
+        .matches(MatchesRequest {
+            tournament_id: id.to_owned(),
+        })
+        .await
+        .context("listing the matches")?
+        .into_inner()
+        .matches;
+    for m in matches.iter().filter(|m| !stuck_only || m.state == "stuck") {
+        println!(
+            "{}\tround {}\t{}\tattempt {}{}",
+            m.match_id,
+            m.round,
+            m.state,
+            m.attempt,
+            if m.reason.is_empty() {
+                String::new()
+            } else {
+                format!("\t{}", m.reason)
+            }
+        );
+        for f in &m.failures {
+            println!("    attempt {} on {}: {}", f.attempt, f.worker, f.reason);
+        }
+    }
+    Ok(())
 }

@@ -16,7 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
+use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament, Quarantine};
+use arena_coordinator::store::MatchState;
 use arena_coordinator::tournament_file::TournamentFile;
 use arena_coordinator::{grpc::Tokens, server};
 use arena_worker::daemon::{self, WorkerOptions};
@@ -230,7 +231,12 @@ async fn tournament(
             environment_id
         );
     }
-    let config = CoordinatorConfig::with_lease_ttl(Duration::from_secs(args.lease_ttl.max(1)));
+    let config = CoordinatorConfig {
+        // Every local worker is this machine: quarantining one of them
+        // would only stall the run.
+        quarantine: Quarantine::OFF,
+        ..CoordinatorConfig::with_lease_ttl(Duration::from_secs(args.lease_ttl.max(1)))
+    };
     let coordinator = Coordinator::new(store, config);
 
     let mut entrants = Vec::with_capacity(file.bots.len());
@@ -310,18 +316,18 @@ async fn tournament(
         .progress_chars("=> "),
     );
     progress.set_message(file.name.clone());
-    loop {
+    let stuck = loop {
         let (status, rounds_total) = coordinator.status(&id).await?;
         progress.set_length(status.total as u64);
         progress.set_position(status.done as u64);
         if arena_coordinator::service::is_finished(&status, rounds_total) {
-            break;
+            break status.stuck;
         }
         if workers.iter().all(|w| w.is_finished()) {
             anyhow::bail!("every worker stopped before the tournament finished");
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    };
     progress.finish_and_clear();
 
     stop_workers.cancel();
@@ -341,6 +347,19 @@ async fn tournament(
     } else {
         println!("{} ({id})", file.name);
         print!("{}", standings.to_table());
+    }
+    if stuck > 0 {
+        // Standings without them, and a failing exit: the run is incomplete.
+        eprintln!("arena: {stuck} match(es) stuck after every allowed attempt failed:");
+        for m in coordinator.store().matches(&id).await? {
+            if m.state == MatchState::Stuck {
+                eprintln!("  {} (round {})", m.match_id, m.round);
+                for f in &m.failures {
+                    eprintln!("    attempt {} on {}: {}", f.attempt, f.worker, f.reason);
+                }
+            }
+        }
+        return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -4,7 +4,8 @@
 use arena_proto::v1::admin_client::AdminClient;
 use arena_proto::v1::worker_client::WorkerClient;
 use arena_proto::v1::{
-    FetchSubmissionRequest, LeaseRequest, MatchesRequest, StatusRequest, UploadSubmissionRequest,
+    FetchSubmissionRequest, LeaseRequest, MatchesRequest, ReleaseWorkerRequest, RequeueRequest,
+    StatusRequest, UploadSubmissionRequest, WorkersRequest,
 };
 use tonic::Code;
 
@@ -60,6 +61,25 @@ async fn admin_calls(admin: &mut Admin) -> Vec<(&'static str, Result<(), tonic::
             admin
                 .matches(MatchesRequest {
                     tournament_id: "t-unknown".to_owned(),
+                })
+                .await
+                .map(drop),
+        ),
+        (
+            "Requeue",
+            admin
+                .requeue(RequeueRequest {
+                    match_id: "t-unknown:0:0".to_owned(),
+                })
+                .await
+                .map(drop),
+        ),
+        ("Workers", admin.workers(WorkersRequest {}).await.map(drop)),
+        (
+            "ReleaseWorker",
+            admin
+                .release_worker(ReleaseWorkerRequest {
+                    worker_id: "auth-probe".to_owned(),
                 })
                 .await
                 .map(drop),

@@ -11,6 +11,7 @@
 
 mod support;
 
+mod admin_commands;
 mod auth;
 mod classic_tournaments;
 mod coordinator_restart;

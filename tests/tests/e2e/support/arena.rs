@@ -133,12 +133,23 @@ impl Coordinator {
     /// Starts one listening on `listen` (`127.0.0.1:0` for any free port)
     /// and waits for its `listening on ADDR` line.
     pub fn start(redis: &RedisServer, listen: &str, lease_ttl_s: u64) -> Coordinator {
+        Coordinator::start_with(redis, listen, lease_ttl_s, &[])
+    }
+
+    /// [`Coordinator::start`] with more `arena coordinator` flags.
+    pub fn start_with(
+        redis: &RedisServer,
+        listen: &str,
+        lease_ttl_s: u64,
+        flags: &[&str],
+    ) -> Coordinator {
         let mut command = arena();
         command
             .args(["coordinator", "--listen", listen, "--redis"])
             .arg(redis.url())
             .args(["--worker-token", WORKER_TOKEN, "--admin-token", ADMIN_TOKEN])
-            .args(["--lease-ttl", &lease_ttl_s.to_string()]);
+            .args(["--lease-ttl", &lease_ttl_s.to_string()])
+            .args(flags);
         let process = Proc::spawn("coordinator", command);
         let line = process.wait_for_stdout("its listening line", STARTUP, |l| {
             l.starts_with("listening on ")
