@@ -184,8 +184,8 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
         });
         let summary = run.await??;
         eprintln!(
-            "arena worker: played {}, accepted {}, dropped {}, failed {}",
-            summary.played, summary.accepted, summary.dropped, summary.failed
+            "arena worker: played {}, accepted {}, dropped {}, failed {}, abandoned {}",
+            summary.played, summary.accepted, summary.dropped, summary.failed, summary.abandoned
         );
         Ok::<_, anyhow::Error>(ExitCode::SUCCESS)
     });

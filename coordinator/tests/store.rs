@@ -1570,6 +1570,19 @@ async fn snapshot(store: &Store) -> Snapshot {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_command_after_a_redis_restart_succeeds() {
+    let mut server = RedisServer::start();
+    let store = server.store().await;
+    store.create_tournament(spec("t")).await.unwrap();
+    server.restart();
+    // The old connection is dead; the store sends the command again on a
+    // new one instead of failing it ("broken pipe").
+    assert_eq!(store.tournaments().await.unwrap(), Vec::<String>::new());
+    store.create_tournament(spec("u")).await.unwrap();
+    assert_eq!(store.tournaments().await.unwrap(), owned(&["u"]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_state_survives_a_coordinator_restart() {
     let server = RedisServer::start();
     let store = server.store().await;

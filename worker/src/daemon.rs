@@ -487,13 +487,13 @@ impl Job {
         }
     }
 
-    /// Logs a transient report error: the first, then every 8th.
-    fn retrying(call: &'static str, match_id: &str) -> impl FnMut(u32, &tonic::Status, Duration) {
-        let match_id = match_id.to_owned();
+    /// Logs a transient error of a call that is retried (`call` says for
+    /// what, e.g. "ReportResult for match M"): the first, then every 8th.
+    fn retrying(call: String) -> impl FnMut(u32, &tonic::Status, Duration) {
         move |attempt, status, pause| {
             if attempt % 8 == 1 {
                 eprintln!(
-                    "arena worker: {call} for match {match_id} failed ({status}); \
+                    "arena worker: {call} failed ({status}); \
                      retrying in {pause:?} (attempt {attempt})"
                 );
             }
@@ -523,7 +523,7 @@ impl Job {
                 let request = request.clone();
                 async move { client.report_failure(request).await }
             },
-            Self::retrying("ReportFailure", &leased.match_id),
+            Self::retrying(format!("ReportFailure for match {}", leased.match_id)),
         )
         .instrument(span.clone())
         .await;
@@ -719,7 +719,7 @@ impl Job {
         let fetched = delivery::deliver(
             watch,
             || self.fetch_archive(hash),
-            Self::retrying("FetchSubmission", hash),
+            Self::retrying(format!("FetchSubmission of {hash}")),
         )
         .await;
         let archive = match fetched {
@@ -819,7 +819,7 @@ impl Job {
                 let request = request.clone();
                 async move { client.report_result(request).await }
             },
-            Self::retrying("ReportResult", &leased.match_id),
+            Self::retrying(format!("ReportResult for match {}", leased.match_id)),
         )
         .instrument(span.clone())
         .await;

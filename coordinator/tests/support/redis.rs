@@ -24,21 +24,19 @@ impl RedisServer {
 
     pub fn start() -> Self {
         let dir = tempfile::tempdir().expect("temp dir for redis-server");
-        let child = Command::new("redis-server")
-            .args(["--port", "0", "--unixsocket"])
-            .arg(dir.path().join("redis.sock"))
-            .args(["--save", "", "--appendonly", "no", "--dir"])
-            .arg(dir.path())
-            .arg("--logfile")
-            .arg(dir.path().join("redis.log"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn redis-server (install Debian's redis-server package)");
+        let child = spawn(dir.path());
         let mut server = RedisServer { child, dir };
         server.wait_ready();
         server
+    }
+
+    /// Kills the server (SIGKILL) and starts a fresh, empty one on the same
+    /// socket: what a client sees of a Redis restart without persistence.
+    pub fn restart(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.child = spawn(self.dir.path());
+        self.wait_ready();
     }
 
     pub fn socket(&self) -> PathBuf {
@@ -98,4 +96,20 @@ impl Drop for RedisServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// `redis-server` on `dir`'s socket, without persistence or a TCP port.
+fn spawn(dir: &std::path::Path) -> Child {
+    Command::new("redis-server")
+        .args(["--port", "0", "--unixsocket"])
+        .arg(dir.join("redis.sock"))
+        .args(["--save", "", "--appendonly", "no", "--dir"])
+        .arg(dir)
+        .arg("--logfile")
+        .arg(dir.join("redis.log"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn redis-server (install Debian's redis-server package)")
 }

@@ -173,10 +173,12 @@ pub struct Summary {
     pub accepted: u64,
     pub dropped: u64,
     pub failed: u64,
+    /// Matches stopped unreported because their lease was lost.
+    pub abandoned: u64,
 }
 
 impl Summary {
-    /// Parses `arena worker: played 3, accepted 3, dropped 0, failed 0`.
+    /// Parses `arena worker: played 3, accepted 3, dropped 0, failed 0, abandoned 0`.
     fn parse(line: &str) -> Option<Summary> {
         let mut fields = line
             .strip_prefix("arena worker: ")?
@@ -195,6 +197,7 @@ impl Summary {
             accepted: next("accepted")?,
             dropped: next("dropped")?,
             failed: next("failed")?,
+            abandoned: next("abandoned")?,
         })
     }
 }
@@ -441,12 +444,13 @@ mod tests {
     #[test]
     fn summaries_parse() {
         assert_eq!(
-            Summary::parse("arena worker: played 3, accepted 2, dropped 1, failed 0"),
+            Summary::parse("arena worker: played 3, accepted 2, dropped 1, failed 0, abandoned 4"),
             Some(Summary {
                 played: 3,
                 accepted: 2,
                 dropped: 1,
-                failed: 0
+                failed: 0,
+                abandoned: 4,
             })
         );
         assert_eq!(Summary::parse("arena worker: draining"), None);
