@@ -1570,6 +1570,45 @@ async fn snapshot(store: &Store) -> Snapshot {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_stores_a_submission_larger_than_a_chunk_in_chunks() {
+    let server = RedisServer::start();
+    let store = server.store().await;
+    let chunk = arena_coordinator::store::SUBMISSION_CHUNK;
+    let bytes: Vec<u8> = (0..2 * chunk + 12_345)
+        .map(|i| (i * 7 % 251) as u8)
+        .collect();
+    let hash = hex_sha256(&bytes);
+    store.put_submission(&hash, bytes.clone()).await.unwrap();
+    store.put_submission(&hash, bytes.clone()).await.unwrap();
+    assert_eq!(store.get_submission(&hash).await.unwrap(), Some(bytes));
+
+    let mut raw = redis::Client::open(server.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let chunks: usize = redis::cmd("LLEN")
+        .arg(keys::submission(&hash))
+        .query(&mut raw)
+        .unwrap();
+    assert_eq!(chunks, 3, "no value larger than a chunk");
+    let uploads: Vec<String> = redis::cmd("KEYS")
+        .arg("arena:upload:*")
+        .query(&mut raw)
+        .unwrap();
+    assert!(uploads.is_empty(), "half-written copies left: {uploads:?}");
+
+    // A submission stored whole by an older coordinator still reads.
+    let old = b"an archive from before chunking".to_vec();
+    let old_hash = hex_sha256(&old);
+    let () = redis::cmd("SET")
+        .arg(keys::submission(&old_hash))
+        .arg(&old)
+        .query(&mut raw)
+        .unwrap();
+    assert_eq!(store.get_submission(&old_hash).await.unwrap(), Some(old));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_first_command_after_a_redis_restart_succeeds() {
     let mut server = RedisServer::start();
     let store = server.store().await;

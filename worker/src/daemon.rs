@@ -44,8 +44,9 @@ use crate::referee::{RunnerConfig, SeatSpec, play_match};
 use crate::report::MatchReport;
 use crate::submission;
 
-/// Largest submission archive a worker accepts.
-pub const MAX_ARCHIVE_BYTES: usize = 512 << 20;
+/// Largest submission archive a worker accepts: the limit every path a
+/// submission takes applies ([`arena_proto::MAX_SUBMISSION_BYTES`]).
+pub const MAX_ARCHIVE_BYTES: usize = arena_proto::MAX_SUBMISSION_BYTES as usize;
 
 #[derive(Clone, Debug)]
 pub struct WorkerOptions {

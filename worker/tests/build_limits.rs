@@ -5,9 +5,13 @@
 //! cap; a tree without a usable run.sh is the submission's failure, not the
 //! host's. Real builds in the real sandbox.
 
+mod support;
+
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::Duration;
+
+use support::own_parent;
 
 use arena_engine::Session;
 use arena_engine::generals::{Generals, Params};
@@ -32,7 +36,7 @@ fn launcher(cache: &Path) -> SandboxLauncher {
             ..Limits::default()
         },
         env: RuntimeEnv::host_default(),
-        cgroup_parent: "arena-worker-build-test".to_owned(),
+        cgroup_parent: own_parent("arena-worker-build-test"),
         ..SandboxConfig::default()
     };
     let sandbox = Sandbox::new(config).expect("the sandbox needs root and cgroups");

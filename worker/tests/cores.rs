@@ -9,11 +9,15 @@
 //! generous margin over its cap. Each bot's `cpuset.cpus` and CPU quota are read back from
 //! its cgroup too. Needs root and cgroups; without them the tests fail with the reason.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+use support::own_parent;
 
 use arena_engine::Session;
 use arena_engine::generals::{Generals, Params};
@@ -24,7 +28,10 @@ use arena_worker::launcher::Launcher;
 use arena_worker::{BotSpec, MatchOutput, RunnerConfig, SandboxLauncher, play_match};
 
 /// The cgroup parent of these tests, apart from every other suite's.
+/// The prefix of each test's own cgroup parent (tests run in parallel, and a
+/// shared parent would let one test see, and remove, another's).
 const PARENT: &str = "arena-cores-test";
+
 /// Turns per match: enough frames for the instant bot to be late on, and a match long
 /// enough (a few seconds) to measure the spinner over several windows.
 const TURNS: u32 = 5000;
@@ -55,7 +62,10 @@ struct Tidy(SandboxLauncher, tempfile::TempDir);
 impl Drop for Tidy {
     fn drop(&mut self) {
         if let Err(e) = self.0.sandbox().remove_parent_if_empty() {
-            eprintln!("cores test: removing the cgroup parent {PARENT}: {e}");
+            eprintln!(
+                "cores test: removing the cgroup parent {}: {e}",
+                self.0.sandbox().config().cgroup_parent
+            );
         }
         if let Err(e) = std::fs::remove_dir_all(self.1.path()) {
             eprintln!(
@@ -73,7 +83,7 @@ fn launcher(cores: CoreAllocator) -> Tidy {
             ..Limits::default()
         },
         env: RuntimeEnv::host_default(),
-        cgroup_parent: PARENT.to_owned(),
+        cgroup_parent: own_parent(PARENT),
         ..SandboxConfig::default()
     };
     let sandbox = Sandbox::new(config).expect("the sandbox needs root and cgroups");
@@ -150,10 +160,14 @@ fn leaf_dirs(parents: &[PathBuf], label: &str) -> Vec<PathBuf> {
 }
 
 /// The first of `file` found in `dirs`, trimmed.
+/// The first non-empty value of `file` among `dirs`. Empty counts as not
+/// there yet: a leaf is watched from its mkdir on, before its limits are
+/// written into it.
 fn read_in(dirs: &[PathBuf], file: &str) -> Option<String> {
     dirs.iter()
-        .find_map(|d| std::fs::read_to_string(d.join(file)).ok())
+        .filter_map(|d| std::fs::read_to_string(d.join(file)).ok())
         .map(|s| s.trim().to_owned())
+        .find(|s| !s.is_empty())
 }
 
 /// CPU time of a leaf: v1 `cpuacct.usage` (ns) or v2 `cpu.stat` `usage_usec`.
@@ -209,7 +223,8 @@ fn watch(parents: &[PathBuf], labels: &[&str], stop: &AtomicBool) -> BTreeMap<St
 
 /// The test parent's directory in every hierarchy.
 fn parents(launcher: &SandboxLauncher) -> Vec<PathBuf> {
-    CgroupManager::new(launcher.sandbox().cgroup_setup(), PARENT)
+    let parent = &launcher.sandbox().config().cgroup_parent;
+    CgroupManager::new(launcher.sandbox().cgroup_setup(), parent)
         .expect("the test's cgroup parent")
         .parent_paths()
 }

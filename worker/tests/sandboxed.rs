@@ -4,8 +4,12 @@
 //! builds run offline and are cached by content, and matches see their
 //! build's output read-only.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use support::own_parent;
 
 use arena_engine::Session;
 use arena_engine::generals::{Generals, Params};
@@ -37,7 +41,7 @@ impl Drop for Tidy<'_> {
 }
 
 fn launcher(cache: &Path) -> SandboxLauncher {
-    launcher_under(cache, "arena-worker-test")
+    launcher_under(cache, &own_parent("arena-worker-test"))
 }
 
 /// A launcher whose leaves go under `parent`: a test that must not have its
@@ -237,7 +241,7 @@ fn a_bot_that_signals_itself_forfeits_with_crash() {
     let cache = tempfile::tempdir().unwrap();
     // Eight matches in a row: long enough for another test's Tidy to remove
     // a shared parent under it.
-    let sandboxed = launcher_under(cache.path(), "arena-worker-test-signals");
+    let sandboxed = launcher_under(cache.path(), &own_parent("arena-worker-test-signals"));
     let _tidy = Tidy(&sandboxed);
     let plain = ProcessLauncher::default();
     for signal in ["SIGSEGV", "SIGABRT", "SIGKILL", "SIGTERM"] {

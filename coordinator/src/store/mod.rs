@@ -43,7 +43,7 @@ pub mod types;
 
 pub use self::error::{Result, StoreError};
 pub use self::memory::MemoryStore;
-pub use self::redis_store::{RedisStore, keys};
+pub use self::redis_store::{RedisStore, SUBMISSION_CHUNK, keys};
 pub use self::types::{
     AttemptEnd, AttemptFailure, CompleteOutcome, DEFAULT_MAX_ATTEMPTS, Entrant, ExpiredLease,
     LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease, MatchInfo, MatchState, ScheduledMatch, Status,

@@ -75,6 +75,8 @@ const BYES: &str = "arena:byes:";
 const REPLAY: &str = "arena:replay:";
 /// Prefix of [`submission`].
 const SUBMISSION: &str = "arena:submission:";
+/// Prefix of [`upload`].
+const UPLOAD: &str = "arena:upload:";
 /// Prefix of [`lease_ends`].
 const LEASE_ENDS: &str = "arena:lease_ends:";
 
@@ -104,9 +106,18 @@ pub fn replay(match_id: &str) -> String {
     format!("{REPLAY}{match_id}")
 }
 
-/// STRING: a submission archive, named by its sha256.
+/// LIST: a submission archive in chunks of at most [`super::SUBMISSION_CHUNK`]
+/// bytes, named by its sha256 (a STRING holding it whole in stores written
+/// before submissions were chunked).
 pub fn submission(hash: &str) -> String {
     format!("{SUBMISSION}{hash}")
+}
+
+/// LIST: a submission being stored, chunk by chunk, before it is renamed to
+/// its [`submission`] key; `id` is the hash and a random suffix. It expires
+/// by itself if the coordinator dies midway.
+pub fn upload(id: &str) -> String {
+    format!("{UPLOAD}{id}")
 }
 
 /// LIST: how a worker's most recent leases ended, newest first (`1`:
@@ -144,6 +155,7 @@ pub const PATTERNS: &[&str] = &[
     "arena:byes:{tournament}",
     "arena:replay:{match}",
     "arena:submission:{sha256}",
+    "arena:upload:{upload}",
     "arena:lease_ends:{worker}",
 ];
 
@@ -162,6 +174,7 @@ mod tests {
             (byes("{tournament}"), BYES),
             (replay("{match}"), REPLAY),
             (submission("{sha256}"), SUBMISSION),
+            (upload("{upload}"), UPLOAD),
             (lease_ends("{worker}"), LEASE_ENDS),
         ]
     }

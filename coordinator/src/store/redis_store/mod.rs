@@ -479,19 +479,65 @@ impl RedisStore {
     }
 
     /// See [`Store::put_submission`](crate::store::Store::put_submission).
+    ///
+    /// A submission may be up to 2 GiB, more than one Redis value can hold
+    /// (512 MB by default) and more than one command should carry, so it
+    /// is written in chunks to a key of its own, which is renamed into
+    /// place only once whole: a reader never sees half a submission.
     pub async fn put_submission(&self, hash: &str, bytes: Vec<u8>) -> Result<()> {
         check_submission_hash(hash, &bytes)?;
-        // NX: a blob is immutable once stored; rewriting identical bytes
-        // would only cost bandwidth.
-        let _: Option<String> = redis::cmd("SET")
-            .arg(keys::submission(hash))
-            .arg(bytes)
-            .arg("NX")
+        let target = keys::submission(hash);
+        // Immutable once stored: the same bytes again cost nothing.
+        let stored: bool = self.conn().exists(&target).await?;
+        if stored {
+            return Ok(());
+        }
+        let mut suffix = [0u8; 8];
+        getrandom::fill(&mut suffix)
+            .map_err(|e| StoreError::Corrupt(format!("randomness: {e}")))?;
+        let suffix: String = suffix.iter().map(|b| format!("{b:02x}")).collect();
+        let upload = keys::upload(&format!("{hash}-{suffix}"));
+        let written = self.write_chunks(&upload, &target, &bytes).await;
+        if written.is_err() {
+            let _: redis::RedisResult<i64> = self.conn().del(&upload).await;
+        }
+        written
+    }
+
+    /// Pushes `bytes` to `upload` chunk by chunk, then renames it to
+    /// `target` unless `target` appeared meanwhile (the same bytes, stored
+    /// by a concurrent upload: then the copy is dropped).
+    async fn write_chunks(&self, upload: &str, target: &str, bytes: &[u8]) -> Result<()> {
+        // An empty archive is one empty chunk, so that it has a key too.
+        let empty: &[u8] = &[];
+        let chunks: Vec<&[u8]> = if bytes.is_empty() {
+            vec![empty]
+        } else {
+            bytes.chunks(SUBMISSION_CHUNK).collect()
+        };
+        for chunk in chunks {
+            let _: i64 = self.conn().rpush(upload, chunk).await?;
+            let _: bool = self.conn().expire(upload, UPLOAD_TTL_S).await?;
+        }
+        let moved: bool = redis::cmd("RENAMENX")
+            .arg(upload)
+            .arg(target)
             .query_async(&mut self.conn())
             .await?;
+        if moved {
+            let _: bool = self.conn().persist(target).await?;
+        } else {
+            let _: i64 = self.conn().del(upload).await?;
+        }
         Ok(())
     }
 }
+
+/// The largest piece of a submission one Redis command carries.
+pub const SUBMISSION_CHUNK: usize = 8 << 20;
+
+/// How long a half-written submission may sit before Redis drops it.
+const UPLOAD_TTL_S: i64 = 3600;
 
 /// The refusal of a lease call from a worker the lease was not granted to.
 fn not_holder(lease_id: &str, worker: &str) -> StoreError {

@@ -292,7 +292,31 @@ impl RedisStore {
 
     /// See [`Store::get_submission`](crate::store::Store::get_submission).
     pub async fn get_submission(&self, hash: &str) -> Result<Option<Vec<u8>>> {
-        Ok(self.conn().get(keys::submission(hash)).await?)
+        let key = keys::submission(hash);
+        let kind: String = redis::cmd("TYPE")
+            .arg(&key)
+            .query_async(&mut self.conn())
+            .await?;
+        match kind.as_str() {
+            "none" => Ok(None),
+            // Stored whole, before submissions were chunked.
+            "string" => Ok(self.conn().get(&key).await?),
+            "list" => {
+                // One chunk a command, so no reply is larger than a chunk;
+                // the list never changes once it has its name.
+                let count: usize = self.conn().llen(&key).await?;
+                let mut bytes = Vec::new();
+                for index in 0..count {
+                    let chunk: Option<Vec<u8>> = self.conn().lindex(&key, index as isize).await?;
+                    let chunk = present(chunk, &format!("chunk {index} of submission {hash}"))?;
+                    bytes.extend_from_slice(&chunk);
+                }
+                Ok(Some(bytes))
+            }
+            other => Err(StoreError::Corrupt(format!(
+                "submission {hash} is stored as a {other}"
+            ))),
+        }
     }
 
     /// See [`Store::has_submission`](crate::store::Store::has_submission).
