@@ -37,6 +37,18 @@ fn verify(replay: &Path) -> Output {
 }
 
 #[test]
+fn a_fault_limit_of_zero_is_refused_before_any_bot_starts() {
+    let (mut command, _cache) = play(["test/random", "test/random"]);
+    let out = command
+        .args(["--no-sandbox", "--fault-limit", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("fault_limit must be at least 1"), "{said}");
+}
+
+#[test]
 fn play_json_prints_the_documented_result_and_replays_verify() {
     let dir = tempfile::tempdir().unwrap();
     let replay = dir.path().join("match.json");

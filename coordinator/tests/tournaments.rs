@@ -93,6 +93,11 @@ fn errors_name_the_key_or_the_game() {
             "limits.move_ms must be at least 1",
         ),
         (file("[limits]\nfault_limit = -1", 2), "fault_limit"),
+        // The same rule as `arena play --fault-limit` and a lease: at least 1.
+        (
+            file("[limits]\nfault_limit = 0", 2),
+            "limits.fault_limit must be at least 1",
+        ),
         (
             file("game = \"chess\"", 2),
             "unknown game \"chess\" (registered: generals, ",
