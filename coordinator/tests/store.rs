@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use arena_coordinator::model::{Format, MatchRecord, Pairing, SeatResult, baseline_id};
 use arena_coordinator::store::{
     AttemptEnd, AttemptFailure, CompleteOutcome, DEFAULT_MAX_ATTEMPTS, Entrant, ExpiredLease,
-    MatchInfo, MatchState, ScheduledMatch, Status, Store, StoreError, TournamentSpec, WorkerInfo,
-    keys,
+    Lease, MatchInfo, MatchState, ScheduledMatch, Status, Store, StoreError, TournamentSpec,
+    WorkerInfo, keys,
 };
 use arena_engine::registry::{Limits, RuleValue, Rules};
 use arena_engine::{Forfeit, placement_points};
@@ -92,6 +92,14 @@ fn fresh_lease_id() -> String {
         "lease-{}",
         NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     )
+}
+
+/// The next match for `worker` with no cached builds and no environment.
+async fn lease_as(store: &Store, worker: &str, now_ms: u64, ttl_ms: u64) -> Option<Lease> {
+    store
+        .lease(worker, &fresh_lease_id(), now_ms, ttl_ms, &[], "")
+        .await
+        .unwrap()
 }
 
 /// The match ids of expired leases that went back to the queue, in order.
@@ -401,11 +409,7 @@ async fn lease_takes_the_oldest_match_first(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD), ("m2", AC)]).await;
     let mut lease_ids = Vec::new();
     for (i, expected) in ["m0", "m1", "m2"].into_iter().enumerate() {
-        let lease = store
-            .lease("w1", &fresh_lease_id(), 1000, 500, &[], "")
-            .await
-            .unwrap()
-            .unwrap();
+        let lease = lease_as(&store, "w1", 1000, 500).await.unwrap();
         assert_eq!(lease.match_id, expected);
         assert_eq!(lease.tournament, "t");
         assert_eq!(lease.round, 0);
@@ -414,13 +418,7 @@ async fn lease_takes_the_oldest_match_first(store: Store) {
         assert_eq!(lease.pairing, scheduled(expected, [AB, CD, AC][i]).pairing);
         lease_ids.push(lease.lease_id);
     }
-    assert_eq!(
-        store
-            .lease("w1", &fresh_lease_id(), 1000, 500, &[], "")
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(lease_as(&store, "w1", 1000, 500).await, None);
     lease_ids.sort();
     lease_ids.dedup();
     assert_eq!(lease_ids.len(), 3, "lease ids must be unique");
@@ -553,11 +551,7 @@ async fn lease_preference_is_limited_to_the_window(store: Store) {
 
 async fn extend_then_expire_requeues_at_the_front(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
-    let lease = store
-        .lease("w1", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let lease = lease_as(&store, "w1", 0, 100).await.unwrap();
     assert_eq!(store.next_expiry().await.unwrap(), Some(100));
 
     assert!(
@@ -598,11 +592,7 @@ async fn extend_then_expire_requeues_at_the_front(store: Store) {
     );
 
     // m0 went back in front of m1, one attempt later.
-    let again = store
-        .lease("w2", &fresh_lease_id(), 200, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let again = lease_as(&store, "w2", 200, 100).await.unwrap();
     assert_eq!((again.match_id.as_str(), again.attempt), ("m0", 2));
     assert_ne!(again.lease_id, lease.lease_id);
     let info = &store.matches("t").await.unwrap()[0];
@@ -624,11 +614,7 @@ async fn expire_requeues_earliest_expiry_first(store: Store) {
     )
     .await;
     for ttl in [300, 100, 200] {
-        store
-            .lease("w", &fresh_lease_id(), 0, ttl, &[], "")
-            .await
-            .unwrap()
-            .unwrap();
+        lease_as(&store, "w", 0, ttl).await.unwrap();
     }
     assert_eq!(
         requeued(store.expire(250, MAX_ATTEMPTS).await.unwrap()),
@@ -640,11 +626,7 @@ async fn expire_requeues_earliest_expiry_first(store: Store) {
     );
     // Queue now: m0 (requeued last, at the front), m1, m2, then m3.
     let mut leased = Vec::new();
-    while let Some(lease) = store
-        .lease("w", &fresh_lease_id(), 2000, 10, &[], "")
-        .await
-        .unwrap()
-    {
+    while let Some(lease) = lease_as(&store, "w", 2000, 10).await {
         leased.push(lease.match_id);
     }
     assert_eq!(leased, owned(&["m0", "m1", "m2", "m3"]));
@@ -653,16 +635,8 @@ async fn expire_requeues_earliest_expiry_first(store: Store) {
 async fn next_expiry_follows_the_earliest_lease(store: Store) {
     assert_eq!(store.next_expiry().await.unwrap(), None);
     with_round(&store, "t", &[("m0", AB), ("m1", CD), ("m2", AC)]).await;
-    let l0 = store
-        .lease("w", &fresh_lease_id(), 1000, 500, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
-    let l1 = store
-        .lease("w", &fresh_lease_id(), 1000, 200, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let l0 = lease_as(&store, "w", 1000, 500).await.unwrap();
+    let l1 = lease_as(&store, "w", 1000, 200).await.unwrap();
     assert_eq!(store.next_expiry().await.unwrap(), Some(1200));
     let outcome = store.complete(&l1.worker, "m1", &l1.lease_id, record("m1", 0, 9), None);
     assert_eq!(outcome.await.unwrap(), CompleteOutcome::Accepted);
@@ -679,11 +653,7 @@ async fn next_expiry_follows_the_earliest_lease(store: Store) {
 
 async fn complete_accepts_once_then_reports_duplicates(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
-    let lease = store
-        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let lease = lease_as(&store, "w", 0, 100).await.unwrap();
     let replay: Vec<u8> = (0..=255).cycle().take(100_000).collect();
 
     let err = store
@@ -750,11 +720,7 @@ async fn complete_accepts_once_then_reports_duplicates(store: Store) {
     assert_eq!(queued.await.unwrap(), CompleteOutcome::StaleLease);
 
     // Without a replay, nothing is stored for it.
-    let l1 = store
-        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let l1 = lease_as(&store, "w", 0, 100).await.unwrap();
     let done = store.complete(&l1.worker, "m1", &l1.lease_id, record("m1", 0, 7), None);
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
     assert_eq!(store.replay("m1").await.unwrap(), None);
@@ -766,20 +732,12 @@ async fn complete_accepts_once_then_reports_duplicates(store: Store) {
 
 async fn stale_lease_results_are_dropped(store: Store) {
     with_round(&store, "t", &[("m0", AB)]).await;
-    let old = store
-        .lease("slow", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let old = lease_as(&store, "slow", 0, 100).await.unwrap();
     assert_eq!(
         requeued(store.expire(100, MAX_ATTEMPTS).await.unwrap()),
         owned(&["m0"])
     );
-    let new = store
-        .lease("fast", &fresh_lease_id(), 150, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let new = lease_as(&store, "fast", 150, 100).await.unwrap();
     assert_eq!(new.attempt, 2);
 
     // The slow worker reports while the match is leased to someone else.
@@ -818,11 +776,7 @@ async fn stale_lease_results_are_dropped(store: Store) {
 
 async fn fail_requeues_at_the_front(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
-    let lease = store
-        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let lease = lease_as(&store, "w", 0, 100).await.unwrap();
     assert!(
         store
             .fail("w", "m0", "w#nope", "wrong lease", MAX_ATTEMPTS)
@@ -882,11 +836,7 @@ async fn fail_requeues_at_the_front(store: Store) {
     assert_eq!(info.attempt, 2);
     assert_eq!(info.last_error.as_deref(), Some("sandbox setup failed"));
 
-    let again = store
-        .lease("w", &fresh_lease_id(), 10, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let again = lease_as(&store, "w", 10, 100).await.unwrap();
     assert_eq!((again.match_id.as_str(), again.attempt), ("m0", 2));
     let stale = store.complete(
         &lease.worker,
@@ -906,21 +856,9 @@ async fn cancel_drops_the_queue_and_stops_extensions(store: Store) {
     )
     .await;
     with_round(&store, "other", &[("o0", AB)]).await;
-    let l0 = store
-        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
-    let l1 = store
-        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
-    let l2 = store
-        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let l0 = lease_as(&store, "w", 0, 100).await.unwrap();
+    let l1 = lease_as(&store, "w", 0, 100).await.unwrap();
+    let l2 = lease_as(&store, "w", 0, 100).await.unwrap();
     let done = store.complete(&l0.worker, "m0", &l0.lease_id, record("m0", 0, 4), None);
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
 
@@ -940,19 +878,9 @@ async fn cancel_drops_the_queue_and_stops_extensions(store: Store) {
     );
 
     // The other tournament's match is all that's left to lease.
-    let o0 = store
-        .lease("w", &fresh_lease_id(), 10, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let o0 = lease_as(&store, "w", 10, 100).await.unwrap();
     assert_eq!(o0.match_id, "o0");
-    assert_eq!(
-        store
-            .lease("w", &fresh_lease_id(), 10, 100, &[], "")
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(lease_as(&store, "w", 10, 100).await, None);
 
     // A result under a lease still running is kept; a lease that fails or
     // runs out drops its match instead of requeueing it.
@@ -970,12 +898,7 @@ async fn cancel_drops_the_queue_and_stops_extensions(store: Store) {
         owned(&["o0"])
     );
     assert_eq!(
-        store
-            .lease("w", &fresh_lease_id(), 1000, 100, &[], "")
-            .await
-            .unwrap()
-            .unwrap()
-            .match_id,
+        lease_as(&store, "w", 1000, 100).await.unwrap().match_id,
         "o0"
     );
 
@@ -1021,16 +944,8 @@ async fn status_and_matches_count_every_state(store: Store) {
         .schedule_round("t", 1, vec![scheduled("m3", AB)], vec![])
         .await
         .unwrap();
-    let l0 = store
-        .lease("w1", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
-    store
-        .lease("w2", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let l0 = lease_as(&store, "w1", 0, 100).await.unwrap();
+    lease_as(&store, "w2", 0, 100).await.unwrap();
     let done = store.complete(&l0.worker, "m0", &l0.lease_id, record("m0", 0, 8), None);
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
 
@@ -1167,11 +1082,7 @@ async fn workers_alive_window(store: Store) {
 async fn records_keep_every_field(store: Store) {
     let b = baseline_id("sprawl");
     with_round(&store, "t", &[("m0", &["a", "b", "c", &b])]).await;
-    let lease = store
-        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let lease = lease_as(&store, "w", 0, 100).await.unwrap();
     let record = full_record("m0");
     let outcome = store.complete(&lease.worker, "m0", &lease.lease_id, record.clone(), None);
     assert_eq!(outcome.await.unwrap(), CompleteOutcome::Accepted);
@@ -1204,11 +1115,7 @@ async fn pairing_reads_back_what_was_scheduled(store: Store) {
     assert_eq!(store.pairing("m0").await.unwrap().unwrap().seats, owned(AB));
     assert_eq!(store.pairing("zz").await.unwrap(), None);
     // Leasing and finishing a match do not change its pairing.
-    let lease = store
-        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let lease = lease_as(&store, "w", 0, 100).await.unwrap();
     let done = store.complete(
         &lease.worker,
         "m0",
@@ -1229,11 +1136,7 @@ async fn lease_counts_baseline_seats_as_built(store: Store) {
 
 async fn concurrent_completes_accept_exactly_one(store: Store) {
     with_round(&store, "t", &[("m0", AB)]).await;
-    let lease = store
-        .lease("w", &fresh_lease_id(), 0, HOUR, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let lease = lease_as(&store, "w", 0, HOUR).await.unwrap();
     let tasks: Vec<_> = (0..32u32)
         .map(|turns| {
             let store = store.clone();
@@ -1268,11 +1171,7 @@ async fn concurrent_completes_accept_exactly_one(store: Store) {
 
 async fn leases_are_bound_to_their_worker(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
-    let lease = store
-        .lease("w1", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let lease = lease_as(&store, "w1", 0, 100).await.unwrap();
     let not_holder = |e: StoreError| {
         assert!(
             matches!(&e, StoreError::NotLeaseHolder { lease_id, worker }
@@ -1340,21 +1239,13 @@ async fn lease_ids_in_use_are_refused(store: Store) {
 async fn failed_attempts_up_to_the_cap_make_a_match_stuck(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
     // Attempt 1 fails on w1, attempt 2 expires on w2: still queued, at the front.
-    let l1 = store
-        .lease("w1", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let l1 = lease_as(&store, "w1", 0, 100).await.unwrap();
     let end = store
         .fail("w1", "m0", &l1.lease_id, "no space left", 3)
         .await
         .unwrap();
     assert_eq!(end, Some(AttemptEnd::Requeued));
-    let l2 = store
-        .lease("w2", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let l2 = lease_as(&store, "w2", 0, 100).await.unwrap();
     assert_eq!((l2.match_id.as_str(), l2.attempt), ("m0", 2));
     let expired = store.expire(100, 3).await.unwrap();
     assert_eq!(
@@ -1366,11 +1257,7 @@ async fn failed_attempts_up_to_the_cap_make_a_match_stuck(store: Store) {
         }]
     );
     // Attempt 3 is the last: its failure sets the match aside.
-    let l3 = store
-        .lease("w1", &fresh_lease_id(), 200, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let l3 = lease_as(&store, "w1", 200, 100).await.unwrap();
     assert_eq!((l3.match_id.as_str(), l3.attempt), ("m0", 3));
     let end = store
         .fail("w1", "m0", &l3.lease_id, "cgroup gone", 3)
@@ -1398,19 +1285,9 @@ async fn failed_attempts_up_to_the_cap_make_a_match_stuck(store: Store) {
     let status = store.status("t").await.unwrap();
     assert_eq!((status.stuck, status.queued, status.done), (1, 1, 0));
     // A stuck match is out of the queue: the next lease is m1, then nothing.
-    let next = store
-        .lease("w1", &fresh_lease_id(), 300, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let next = lease_as(&store, "w1", 300, 100).await.unwrap();
     assert_eq!(next.match_id, "m1");
-    assert_eq!(
-        store
-            .lease("w1", &fresh_lease_id(), 300, 100, &[], "")
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(lease_as(&store, "w1", 300, 100).await, None);
     // And no result: a late report under its last lease is stale.
     let late = store.complete("w1", "m0", &l3.lease_id, record("m0", 0, 1), None);
     assert_eq!(late.await.unwrap(), CompleteOutcome::StaleLease);
@@ -1420,11 +1297,7 @@ async fn failed_attempts_up_to_the_cap_make_a_match_stuck(store: Store) {
 async fn requeue_gives_a_stuck_match_fresh_attempts(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
     // A cap of one: the first failure is enough.
-    let l1 = store
-        .lease("w1", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let l1 = lease_as(&store, "w1", 0, 100).await.unwrap();
     assert_eq!(
         store
             .fail("w1", "m0", &l1.lease_id, "boom", 1)
@@ -1446,11 +1319,7 @@ async fn requeue_gives_a_stuck_match_fresh_attempts(store: Store) {
     assert!(!store.requeue("m0").await.unwrap(), "requeued once");
     // At the front, with the next attempt number, and two fresh attempts
     // under a cap of two.
-    let l2 = store
-        .lease("w2", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let l2 = lease_as(&store, "w2", 0, 100).await.unwrap();
     assert_eq!((l2.match_id.as_str(), l2.attempt), ("m0", 2));
     assert_eq!(
         store
@@ -1459,11 +1328,7 @@ async fn requeue_gives_a_stuck_match_fresh_attempts(store: Store) {
             .unwrap(),
         Some(AttemptEnd::Requeued)
     );
-    let l3 = store
-        .lease("w2", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let l3 = lease_as(&store, "w2", 0, 100).await.unwrap();
     assert_eq!((l3.match_id.as_str(), l3.attempt), ("m0", 3));
     let done = store.complete("w2", "m0", &l3.lease_id, record("m0", 0, 3), None);
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
@@ -1471,11 +1336,7 @@ async fn requeue_gives_a_stuck_match_fresh_attempts(store: Store) {
     assert_eq!(info.failures.len(), 2, "failures stay on record: {info:?}");
 
     // A cancelled tournament's stuck matches stay stuck.
-    let l4 = store
-        .lease("w1", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let l4 = lease_as(&store, "w1", 0, 100).await.unwrap();
     assert_eq!(l4.match_id, "m1");
     store
         .fail("w1", "m1", &l4.lease_id, "boom", 1)
@@ -1635,21 +1496,9 @@ async fn redis_state_survives_a_coordinator_restart() {
         .schedule_round("t", 1, vec![scheduled("m4", CD)], owned(&["e"]))
         .await
         .unwrap();
-    let l0 = store
-        .lease("w", &fresh_lease_id(), 0, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
-    let l1 = store
-        .lease("w", &fresh_lease_id(), 0, 500, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
-    let l2 = store
-        .lease("w", &fresh_lease_id(), 0, 500, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let l0 = lease_as(&store, "w", 0, 100).await.unwrap();
+    let l1 = lease_as(&store, "w", 0, 500).await.unwrap();
+    let l2 = lease_as(&store, "w", 0, 500).await.unwrap();
     let done = store.complete(
         &l0.worker,
         "m0",
@@ -1716,11 +1565,7 @@ async fn redis_state_survives_a_coordinator_restart() {
             .await
             .unwrap()
     );
-    let again = store
-        .lease("w2", &fresh_lease_id(), 60, 100, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let again = lease_as(&store, "w2", 60, 100).await.unwrap();
     assert_eq!((again.match_id.as_str(), again.attempt), ("m2", 2));
     assert!(![&l0, &l1, &l2].iter().any(|l| l.lease_id == again.lease_id));
     let repeat = store.complete(&l0.worker, "m0", &l0.lease_id, record("m0", 0, 99), None);
@@ -1745,11 +1590,7 @@ async fn redis_writes_only_documented_keys() {
         .schedule_round("other", 1, vec![scheduled("o1", AB)], owned(&["c"]))
         .await
         .unwrap();
-    let lease = store
-        .lease("w", &fresh_lease_id(), 0, 10, &[], "")
-        .await
-        .unwrap()
-        .unwrap();
+    let lease = lease_as(&store, "w", 0, 10).await.unwrap();
     assert!(
         store
             .extend(&lease.worker, &lease.lease_id, 1, 10)

@@ -1652,27 +1652,7 @@ fn read_only_binds_cover_submounts() {
     let app = app_dir(Some(uid::SUBMOUNT));
     let app_path = app.path().to_owned();
     let out = thread::spawn(move || {
-        // SAFETY: plain system calls on this thread with valid C strings.
-        unsafe {
-            assert_eq!(
-                libc::unshare(libc::CLONE_NEWNS),
-                0,
-                "unshare: {}",
-                std::io::Error::last_os_error()
-            );
-            assert_eq!(
-                libc::mount(
-                    std::ptr::null(),
-                    c"/".as_ptr(),
-                    std::ptr::null(),
-                    libc::MS_REC | libc::MS_PRIVATE,
-                    std::ptr::null(),
-                ),
-                0,
-                "making the thread's mounts private: {}",
-                std::io::Error::last_os_error()
-            );
-        }
+        private_mounts_for_this_thread();
         let sub = app_path.join("sub");
         fs::create_dir(&sub).expect("mkdir sub");
         let target = std::ffi::CString::new(sub.to_str().expect("utf-8 path")).expect("path");
@@ -2217,12 +2197,11 @@ fn an_unreadable_oom_counter_is_an_error() {
     assert!(!verdict.oom_killed, "{verdict:?}");
 }
 
-/// Moves the calling thread into a mount namespace of its own (no mount
-/// event propagates back to the host) and binds `/dev/null` over `path`.
-fn hide_from_this_thread(path: &Path) {
-    let target = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).expect("no NUL");
+/// Moves the calling thread into a mount namespace of its own, with every
+/// mount private, so nothing it mounts propagates back to the host.
+fn private_mounts_for_this_thread() {
     // SAFETY: unshare affects only this thread (CLONE_NEWNS implies CLONE_FS,
-    // which a thread may unshare); the mounts take valid C strings.
+    // which a thread may unshare); the mount takes valid C strings.
     unsafe {
         assert_eq!(
             libc::unshare(libc::CLONE_NEWNS),
@@ -2242,6 +2221,17 @@ fn hide_from_this_thread(path: &Path) {
             "making this thread's mounts private: {}",
             std::io::Error::last_os_error()
         );
+    }
+}
+
+/// Moves the calling thread into a mount namespace of its own (no mount
+/// event propagates back to the host) and binds `/dev/null` over `path`.
+fn hide_from_this_thread(path: &Path) {
+    let target = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).expect("no NUL");
+    private_mounts_for_this_thread();
+    // SAFETY: the mount takes valid C strings and affects only this
+    // thread's own mount namespace.
+    unsafe {
         assert_eq!(
             libc::mount(
                 c"/dev/null".as_ptr(),
