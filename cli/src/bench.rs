@@ -25,6 +25,12 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             json,
         } => engine(&game, Duration::from_secs_f64(seconds), json),
         BenchTarget::Runner { matches, json } => runner(matches, json),
+        BenchTarget::Sandbox {
+            runs,
+            matches,
+            json,
+            sandbox,
+        } => crate::bench_sandbox::run(runs, matches, json, &sandbox),
     }
 }
 
@@ -265,12 +271,57 @@ fn fallback_engine(entry: &GameEntry, budget: Duration, json: bool) -> anyhow::R
 /// Full matches between two instant pass bots (the game always runs its 1200
 /// turns), as plain processes: wall time per match and per-move round trip.
 fn runner(matches: u32, json: bool) -> anyhow::Result<ExitCode> {
+    let figures = instant_matches(matches, &ProcessLauncher::default(), false)?;
+    let (wall, p50, p99) = (
+        figures.wall_s_median,
+        figures.round_trip_us_p50_median,
+        figures.round_trip_us_p99_median,
+    );
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "matches": matches,
+                "match_wall_s_median": wall,
+                "round_trip_us_p50_median": p50,
+                "round_trip_us_p99_median": p99,
+            })
+        );
+    } else {
+        println!("{matches} matches of 1200 turns between two instant bots (plain processes)");
+        println!("  wall time per match, median:    {wall:.3} s");
+        println!("  per-move round trip p50, median: {p50:.1} µs");
+        println!("  per-move round trip p99, median: {p99:.1} µs");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Medians over matches of [`instant_matches`].
+pub struct InstantFigures {
+    pub wall_s_median: f64,
+    pub round_trip_us_p50_median: f64,
+    pub round_trip_us_p99_median: f64,
+}
+
+/// Plays `matches` full 1200-turn matches between two instant pass bots on
+/// `launcher`. With `own_copy`, the bot runs a copy of this binary placed in
+/// its directory (a sandboxed bot sees only its directory and the system's).
+pub fn instant_matches(
+    matches: u32,
+    launcher: &dyn arena_worker::Launcher,
+    own_copy: bool,
+) -> anyhow::Result<InstantFigures> {
     let exe = std::env::current_exe().context("locating the arena binary")?;
     let dir = std::env::temp_dir().join(format!("arena-bench-runner-{}", std::process::id()));
     let bot_dir = dir.join("instant");
     std::fs::create_dir_all(&bot_dir).with_context(|| format!("creating {}", bot_dir.display()))?;
-    let script = format!("#!/bin/sh\nexec '{}' internal-bot pass\n", exe.display());
     let result = (|| {
+        let script = if own_copy {
+            std::fs::copy(&exe, bot_dir.join("arena"))?;
+            "#!/bin/sh\nexec ./arena internal-bot pass\n".to_owned()
+        } else {
+            format!("#!/bin/sh\nexec '{}' internal-bot pass\n", exe.display())
+        };
         std::fs::write(bot_dir.join("run.sh"), script)?;
         let bots = [
             BotSpec::from_dir(&bot_dir).into(),
@@ -286,7 +337,7 @@ fn runner(matches: u32, json: bool) -> anyhow::Result<ExitCode> {
                 Session::boxed(game),
                 u64::from(m),
                 &bots,
-                &ProcessLauncher::default(),
+                launcher,
                 &RunnerConfig::default(),
             )?;
             walls.push(started.elapsed().as_secs_f64());
@@ -306,26 +357,11 @@ fn runner(matches: u32, json: bool) -> anyhow::Result<ExitCode> {
     let cleanup = std::fs::remove_dir_all(&dir);
     let (mut walls, mut p50s, mut p99s) = result?;
     cleanup.with_context(|| format!("removing {}", dir.display()))?;
-    let wall = median(&mut walls);
-    let p50 = median(&mut p50s);
-    let p99 = median(&mut p99s);
-    if json {
-        println!(
-            "{}",
-            serde_json::json!({
-                "matches": matches,
-                "match_wall_s_median": wall,
-                "round_trip_us_p50_median": p50,
-                "round_trip_us_p99_median": p99,
-            })
-        );
-    } else {
-        println!("{matches} matches of 1200 turns between two instant bots (plain processes)");
-        println!("  wall time per match, median:    {wall:.3} s");
-        println!("  per-move round trip p50, median: {p50:.1} µs");
-        println!("  per-move round trip p99, median: {p99:.1} µs");
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(InstantFigures {
+        wall_s_median: median(&mut walls),
+        round_trip_us_p50_median: median(&mut p50s),
+        round_trip_us_p99_median: median(&mut p99s),
+    })
 }
 
 fn median(values: &mut [f64]) -> f64 {

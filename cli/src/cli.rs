@@ -372,6 +372,23 @@ pub enum BenchTarget {
         #[arg(long)]
         json: bool,
     },
+    /// Sandbox cost: spawn to first line of a confined trivial bot beside
+    /// `bwrap --unshare-all` doing the same, and the per-move round trip of
+    /// an instant bot through the sandbox beside the same bot unconfined.
+    Sandbox {
+        /// Spawns to time, each way.
+        #[arg(long, default_value_t = 200,
+              value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        runs: u32,
+        /// 1200-turn matches to play, each way, for the round trip.
+        #[arg(long, default_value_t = 3,
+              value_parser = clap::value_parser!(u32).range(1..=1000))]
+        matches: u32,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        sandbox: SandboxArgs,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -241,6 +241,61 @@ fn bench_engine_json_reports_both_figures() {
     assert!(figures["rendered_turns_per_s"].as_f64().unwrap() > 0.0);
 }
 
+#[test]
+fn bench_sandbox_reports_spawn_and_round_trip_figures_beside_their_comparisons() {
+    let parent = CgroupParent(format!("arena-cli-bench-sandbox-{}", std::process::id()));
+    let cache = tempfile::tempdir().unwrap();
+    let out = arena()
+        .args([
+            "bench",
+            "sandbox",
+            "--runs",
+            "5",
+            "--matches",
+            "1",
+            "--json",
+        ])
+        .args(["--cgroup-parent", &parent.0])
+        .arg("--cache-dir")
+        .arg(cache.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let figures: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let number = |key: &str| {
+        figures[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{key} is not a number: {figures}"))
+    };
+    assert_eq!(figures["spawn_runs"], 5);
+    let (p50, p99) = (
+        number("spawn_to_first_line_us_p50"),
+        number("spawn_to_first_line_us_p99"),
+    );
+    assert!(p50 > 0.0 && p99 >= p50, "{figures}");
+    for key in [
+        "sandboxed_round_trip_us_p50_median",
+        "plain_round_trip_us_p50_median",
+    ] {
+        assert!(number(key) > 0.0, "{key}: {figures}");
+    }
+    // bwrap is compared when it is installed, and said to be missing otherwise.
+    let bwrap = figures["bwrap_spawn_to_first_line_us_p50"].as_f64();
+    let installed = std::process::Command::new("bwrap")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert_eq!(bwrap.is_some(), installed, "{figures}");
+    if let Some(bwrap) = bwrap {
+        assert!((number("spawn_p50_ratio_to_bwrap") - p50 / bwrap).abs() < 1e-9);
+    }
+    assert!(
+        parent.dirs().is_empty(),
+        "the bench left {:?}",
+        parent.dirs()
+    );
+}
+
 /// Leaf cgroups under `parent` in the pids hierarchy (present on v1 and hybrid hosts).
 fn leaves(parent: &str) -> Vec<std::path::PathBuf> {
     std::fs::read_dir(Path::new("/sys/fs/cgroup/pids").join(parent))
