@@ -224,6 +224,19 @@ fn report(leased: &LeasedMatch, ranks: &[u32]) -> ReportResultRequest {
     }
 }
 
+/// Reports `request` and checks the coordinator accepted it.
+async fn assert_accepted(served: &Served, request: ReportResultRequest) {
+    let outcome = served
+        .worker()
+        .await
+        .report_result(authed(request))
+        .await
+        .unwrap()
+        .into_inner()
+        .outcome;
+    assert_eq!(outcome, ReportOutcome::Accepted as i32);
+}
+
 async fn standings(served: &Served, tournament: &str) -> Standings {
     let json = served
         .admin()
@@ -408,13 +421,7 @@ async fn baseline_seats_are_leased_by_name_and_score_for_no_one() {
             })
         })
         .collect();
-    let outcome = worker
-        .report_result(authed(report(&leased, &ranks)))
-        .await
-        .unwrap()
-        .into_inner()
-        .outcome;
-    assert_eq!(outcome, ReportOutcome::Accepted as i32);
+    assert_accepted(&served, report(&leased, &ranks)).await;
     let table = standings(&served, &leased.tournament_id).await;
     let mut rows: Vec<&str> = table.rows.iter().map(|r| r.entrant.as_str()).collect();
     rows.sort_unstable();
@@ -539,15 +546,7 @@ async fn lease_ids_are_random_and_only_their_worker_may_use_them() {
         ("leased", "w", 1)
     );
     assert!(summary.failures.is_empty());
-    let outcome = served
-        .worker()
-        .await
-        .report_result(authed(report(&leased, &[0, 1])))
-        .await
-        .unwrap()
-        .into_inner()
-        .outcome;
-    assert_eq!(outcome, ReportOutcome::Accepted as i32);
+    assert_accepted(&served, report(&leased, &[0, 1])).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -629,15 +628,7 @@ async fn a_match_whose_attempts_keep_failing_is_stuck_until_requeued() {
     assert_eq!(again.code(), Code::FailedPrecondition, "{again:?}");
     let third = lease_for(&served, "w").await.unwrap().unwrap();
     assert_eq!(third.attempt, 3);
-    let outcome = served
-        .worker()
-        .await
-        .report_result(authed(report(&third, &[0, 1])))
-        .await
-        .unwrap()
-        .into_inner()
-        .outcome;
-    assert_eq!(outcome, ReportOutcome::Accepted as i32);
+    assert_accepted(&served, report(&third, &[0, 1])).await;
     assert_eq!(standings(&served, &tournament).await.rows.len(), 2);
 }
 

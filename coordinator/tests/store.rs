@@ -1364,6 +1364,8 @@ async fn lease_ends_count_over_a_window_and_quarantine_is_kept(store: Store) {
     store.set_quarantined("w1", true).await.unwrap();
     store.set_quarantined("w0", true).await.unwrap();
     assert_eq!(store.quarantined().await.unwrap(), owned(&["w0", "w1"]));
+    assert!(store.is_quarantined("w1").await.unwrap());
+    assert!(!store.is_quarantined("w2").await.unwrap());
     // Releasing forgets the window: the next failure counts alone.
     store.set_quarantined("w1", false).await.unwrap();
     assert_eq!(store.quarantined().await.unwrap(), owned(&["w0"]));

@@ -209,7 +209,7 @@ async fn connect(
                     eprintln!(
                         "arena worker: cannot reach the coordinator at {} ({}); retrying",
                         options.coordinator,
-                        DisplayChain(&source)
+                        arena_proto::error_chain(&source)
                     );
                 }
                 failures = failures.saturating_add(1);
@@ -643,7 +643,7 @@ impl Job {
             span.record("reason", output.report.reason.as_str());
         }
         drop(span);
-        let output = played.map_err(|e| format!("{:#}", DisplayChain(&e)))?;
+        let output = played.map_err(|e| arena_proto::error_chain(&e))?;
         Ok((
             output.report,
             output.replay,
@@ -755,7 +755,7 @@ impl Job {
                     scratch.display()
                 );
             }
-            let reason = format!("unpacking {hash}: {}", DisplayChain(&e));
+            let reason = format!("unpacking {hash}: {}", arena_proto::error_chain(&e));
             return if e.is_submissions_fault() {
                 Ok(Fetched::Refused(reason))
             } else {
@@ -936,21 +936,6 @@ fn wire_forfeit(forfeit: Option<Forfeit>) -> WireForfeit {
         Some(Forfeit::Memory) => WireForfeit::Memory,
         Some(Forfeit::Faults) => WireForfeit::Faults,
         Some(Forfeit::BuildFailed) => WireForfeit::BuildFailed,
-    }
-}
-
-/// Formats an error with its sources, for failure reasons sent over the wire.
-struct DisplayChain<'a>(&'a dyn std::error::Error);
-
-impl std::fmt::Display for DisplayChain<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)?;
-        let mut source = self.0.source();
-        while let Some(s) = source {
-            write!(f, ": {s}")?;
-            source = s.source();
-        }
-        Ok(())
     }
 }
 

@@ -478,7 +478,7 @@ impl Coordinator {
             Some(seen) if seen >= alive_since => {}
             _ => return Err(CoordinatorError::UnregisteredWorker(worker.to_owned())),
         }
-        if self.store.quarantined().await?.iter().any(|q| q == worker) {
+        if self.store.is_quarantined(worker).await? {
             return Err(CoordinatorError::Quarantined(worker.to_owned()));
         }
         let (cached, environment) = self
@@ -906,22 +906,8 @@ fn bounded_reason(reason: &str) -> String {
     format!("{}… (cut)", &reason[..end])
 }
 
-/// An error and its causes on one line, each said once: a cause whose
-/// text the line already ends with (some errors print their source in
-/// their own message) is not repeated.
-pub fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(s) = source {
-        let cause = s.to_string();
-        if !text.ends_with(&cause) {
-            text.push_str(": ");
-            text.push_str(&cause);
-        }
-        source = s.source();
-    }
-    text
-}
+/// An error and its causes on one line, each said once.
+pub use arena_proto::error_chain as chain;
 
 /// The field's entrant ids, in registration order.
 fn entrant_ids(spec: &TournamentSpec) -> Vec<EntrantId> {

@@ -661,6 +661,11 @@ impl MemoryStore {
         Ok(self.lock().quarantined.iter().cloned().collect())
     }
 
+    /// See [`Store::is_quarantined`](crate::store::Store::is_quarantined).
+    pub async fn is_quarantined(&self, worker: &str) -> Result<bool> {
+        Ok(self.lock().quarantined.contains(worker))
+    }
+
     /// See [`Store::put_submission`](crate::store::Store::put_submission).
     pub async fn put_submission(&self, hash: &str, bytes: Vec<u8>) -> Result<()> {
         check_submission_hash(hash, &bytes)?;

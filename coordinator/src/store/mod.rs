@@ -329,6 +329,11 @@ impl Store {
         dispatch!(self.quarantined())
     }
 
+    /// Whether `worker` is quarantined (one lookup, for every lease).
+    pub async fn is_quarantined(&self, worker: &str) -> Result<bool> {
+        dispatch!(self.is_quarantined(worker))
+    }
+
     // Submissions.
 
     /// Stores a submission archive under its sha256 (lowercase hex), which

@@ -290,6 +290,11 @@ impl RedisStore {
         Ok(ids)
     }
 
+    /// See [`Store::is_quarantined`](crate::store::Store::is_quarantined).
+    pub async fn is_quarantined(&self, worker: &str) -> Result<bool> {
+        Ok(self.conn().sismember(keys::QUARANTINED, worker).await?)
+    }
+
     /// See [`Store::get_submission`](crate::store::Store::get_submission).
     pub async fn get_submission(&self, hash: &str) -> Result<Option<Vec<u8>>> {
         let key = keys::submission(hash);
