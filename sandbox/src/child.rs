@@ -9,7 +9,8 @@
 //! 1. join the cgroup first, so every page the process touches is accounted;
 //! 2. hide the cgroup path (a new cgroup namespace rooted at the leaf);
 //! 3. build the root and pivot into it while still privileged;
-//! 4. bring up loopback and name the host while CAP_NET_ADMIN/CAP_SYS_ADMIN remain;
+//! 4. join the network namespace made ahead (or bring up loopback in the one
+//!    the clone made) and name the host while CAP_NET_ADMIN/CAP_SYS_ADMIN remain;
 //! 5. rlimits, then drop the bounding set while CAP_SETPCAP remains, then
 //!    groups, gid, uid (which clears the effective and permitted sets);
 //! 6. no_new_privs (required for an unprivileged seccomp filter);
@@ -53,6 +54,7 @@ stages![
     PivotRoot,
     DetachOldRoot,
     ReadOnlyRoot,
+    JoinNetwork,
     Loopback,
     Hostname,
     Rlimit,
@@ -92,6 +94,9 @@ pub struct ChildSetup<'a> {
     pub parent_alive_fd: RawFd,
     /// The child's copy of that write end, closed first thing.
     pub parent_alive_writer: RawFd,
+    /// A ready network namespace to join (see [`crate::netns`]), or `None`
+    /// when the clone made a fresh one whose `lo` is still down.
+    pub netns_fd: Option<RawFd>,
     /// `cgroup.procs` of every hierarchy of the leaf, open for writing.
     pub procs_fds: &'a [RawFd],
     pub rootfs: &'a [Step],
@@ -215,7 +220,11 @@ fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
             Stage::ReadOnlyRoot,
         )?;
 
-        loopback_up()?;
+        match s.netns_fd {
+            Some(fd) => check(libc::setns(fd, libc::CLONE_NEWNET) as _, Stage::JoinNetwork)?,
+            None => crate::netns::loopback_up()
+                .map_err(|e| (Stage::Loopback, e.raw_os_error().unwrap_or(libc::EIO)))?,
+        }
         check(
             libc::sethostname(s.hostname.as_ptr().cast(), s.hostname.len()) as _,
             Stage::Hostname,
@@ -389,32 +398,6 @@ struct MountAttr {
 
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
 const MOUNT_ATTR_NOSUID: u64 = 0x2;
-
-/// The new network namespace has only `lo`, and it starts down.
-fn loopback_up() -> Result<(), Failure> {
-    // SAFETY: a datagram socket and two ioctls on a zeroed ifreq naming "lo".
-    unsafe {
-        let sock = libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0);
-        check(sock as _, Stage::Loopback)?;
-        let mut request: libc::ifreq = std::mem::zeroed();
-        for (slot, byte) in request.ifr_name.iter_mut().zip(b"lo\0") {
-            *slot = *byte as c_char;
-        }
-        let result = (|| {
-            check(
-                libc::ioctl(sock, libc::SIOCGIFFLAGS, &mut request) as _,
-                Stage::Loopback,
-            )?;
-            request.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short;
-            check(
-                libc::ioctl(sock, libc::SIOCSIFFLAGS, &request) as _,
-                Stage::Loopback,
-            )
-        })();
-        libc::close(sock);
-        result
-    }
-}
 
 /// Empties every capability set (capset with version 3 and all-zero data).
 fn clear_capabilities() -> Result<(), Failure> {

@@ -21,6 +21,7 @@ pub mod env;
 pub mod handle;
 pub mod ids;
 pub mod init;
+pub mod netns;
 pub mod rootfs;
 pub mod seccomp;
 pub mod spawn;

@@ -15,6 +15,7 @@ use crate::env::RuntimeEnv;
 use crate::handle::Parts;
 pub use crate::handle::{SandboxedChild, Verdict, WaitError};
 use crate::init::InitSetup;
+use crate::netns::{self, NetnsPool};
 use crate::rootfs::{self, RootSpec, RootfsError};
 use crate::seccomp::{SeccompError, SeccompFilters};
 
@@ -217,6 +218,8 @@ struct Policy {
     /// The runner's argument area, which the sandbox's init overwrites in
     /// its copy of the runner's memory (see [`crate::init`]).
     runner_args: (usize, usize),
+    /// Network namespaces made ahead of the spawns that join them.
+    netns: NetnsPool,
 }
 
 /// Numbers cgroup leaves: leaf names carry this process's pid and start time,
@@ -269,6 +272,7 @@ impl Sandbox {
             filters,
             cap_last_cap,
             runner_args,
+            netns: NetnsPool::start(netns::POOL_SIZE),
         });
         let (jobs, requests) = mpsc::channel::<SpawnJob>();
         let shared = Arc::clone(&policy);
@@ -415,6 +419,8 @@ impl Policy {
         let (report_read, report_write) = pipe().map_err(SandboxError::Pipe)?;
         set_nonblocking(&report_read).map_err(SandboxError::Pipe)?;
         let procs_raw: Vec<RawFd> = procs.iter().map(|fd| fd.as_raw_fd()).collect();
+        // Joined by the child; the clone makes a fresh one when none is ready.
+        let ready_netns = self.netns.take();
 
         let setup = ChildSetup {
             stdio: [
@@ -429,6 +435,7 @@ impl Policy {
             },
             parent_alive_fd: alive_read.as_raw_fd(),
             parent_alive_writer: alive_write.as_raw_fd(),
+            netns_fd: ready_netns.as_ref().map(|n| n.as_raw_fd()),
             procs_fds: &procs_raw,
             rootfs: &steps,
             new_root: &new_root,
@@ -447,9 +454,14 @@ impl Policy {
         };
 
         let started = Instant::now();
+        let fresh_netns = if ready_netns.is_some() {
+            0
+        } else {
+            libc::CLONE_NEWNET
+        };
         let flags = libc::CLONE_NEWNS
             | libc::CLONE_NEWPID
-            | libc::CLONE_NEWNET
+            | fresh_netns
             | libc::CLONE_NEWIPC
             | libc::CLONE_NEWUTS
             | libc::SIGCHLD;
@@ -481,6 +493,7 @@ impl Policy {
             procs,
             alive_read,
             report_write,
+            ready_netns,
         ));
 
         let mut child = SandboxedChild::new(Parts {

@@ -108,6 +108,7 @@ mod uid {
     pub const ORPHANS: u32 = 62_029;
     pub const FORWARD: u32 = 62_030;
     pub const OOM_COUNTER: u32 = 62_031;
+    pub const NETNS_PEER: u32 = 62_032;
     // Host-side control runs (unconfined, same programs).
     pub const SECCOMP_CONTROL: u32 = 62_090;
     pub const X32_CONTROL: u32 = 62_091;
@@ -820,6 +821,62 @@ fn network_reaches_nothing_but_loopback() {
     assert_eq!(out.value("proc_net_dev"), "lo", "{out}");
     assert_eq!(out.value("loopback_echo"), "PING", "{out}");
     assert_eq!(out.value("abstract_unix"), "ECONNREFUSED", "{out}");
+}
+
+/// Two bots running at once are in network namespaces of their own (the
+/// sandbox makes them ahead of time, see `arena_sandbox::netns`): one
+/// listening on loopback cannot be reached by the other.
+#[test]
+fn concurrent_bots_do_not_share_loopback() {
+    let h = hostile(small_limits());
+    let app = app_dir(None);
+    let listener = python(
+        "import os, socket, sys\n\
+         s = socket.socket()\n\
+         s.bind(('127.0.0.1', 47113))\n\
+         s.listen(1)\n\
+         print('netns=' + os.readlink('/proc/self/ns/net'), flush=True)\n\
+         sys.stdin.read()\n",
+        app.path(),
+        uid::NETWORK,
+        "netns-listener",
+    );
+    let mut first = spawn(&h.sandbox, &listener);
+    let mut first_out = Streams::take(&mut first);
+    let listening = first_out.pump(Instant::now() + SHORT, |out| out.contains('\n'));
+    assert!(
+        listening,
+        "the listener never started: {}",
+        first_out.stderr()
+    );
+
+    let peer = python(
+        "import errno, os, socket\n\
+         print('netns=' + os.readlink('/proc/self/ns/net'))\n\
+         try:\n\
+         \x20   socket.create_connection(('127.0.0.1', 47113), timeout=5)\n\
+         \x20   print('connect=connected')\n\
+         except OSError as e:\n\
+         \x20   print('connect=' + errno.errorcode.get(e.errno, str(e.errno)))\n",
+        app.path(),
+        uid::NETNS_PEER,
+        "netns-peer",
+    );
+    let out = run(&h.sandbox, &peer, b"", SHORT);
+    feed(&mut first, b"");
+    let first_verdict = exit_verdict(&mut first, Instant::now() + SHORT);
+
+    assert_eq!(out.verdict.code, Some(0), "{out}");
+    assert_eq!(out.value("connect"), "ECONNREFUSED", "{out}");
+    let first_netns = parse_values(&first_out.stdout()).remove("netns");
+    let host_netns = std::fs::read_link("/proc/self/ns/net")
+        .map(|p| p.display().to_string())
+        .ok();
+    assert!(first_netns.is_some(), "{}", first_out.stdout());
+    assert_ne!(first_netns, Some(out.value("netns")), "{out}");
+    assert_ne!(first_netns, host_netns);
+    assert_ne!(Some(out.value("netns")), host_netns);
+    assert_eq!(first_verdict.code, Some(0), "{first_verdict:?}");
 }
 
 // ---------------------------------------------------------------------------
