@@ -106,7 +106,9 @@ pub struct RunArgs {
     /// Local workers playing matches in parallel.
     #[arg(long, default_value_t = 1)]
     pub workers: usize,
-    /// Keep tournament state in Redis (e.g. redis://127.0.0.1/) instead of memory.
+    /// Keep tournament state in Redis instead of memory: redis://HOST[:PORT][/DB],
+    /// unix:///PATH, or redis+sentinel://SENTINEL[:PORT][,SENTINEL[:PORT]...]/MASTER[/DB]
+    /// to follow the primary through Sentinel failovers.
     #[arg(long, value_name = "URL")]
     pub redis: Option<String>,
     /// Print the standings as JSON.
@@ -126,6 +128,9 @@ pub struct CoordinatorArgs {
     #[arg(long, default_value = "127.0.0.1:50051", value_name = "ADDR")]
     pub listen: String,
     /// Keep all state in Redis (restart-safe); without it, state lives in memory.
+    /// redis://HOST[:PORT][/DB] or unix:///PATH for one server;
+    /// redis+sentinel://SENTINEL[:PORT][,SENTINEL[:PORT]...]/MASTER[/DB] to reach the
+    /// primary through Sentinel and follow it through failovers (docs/operations.md).
     #[arg(long, value_name = "URL", env = "ARENA_REDIS_URL")]
     pub redis: Option<String>,
     /// Token admitting workers; repeatable.

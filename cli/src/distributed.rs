@@ -35,16 +35,33 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("starting the async runtime")
 }
 
-/// Tournament state in Redis at `url`, or in memory without one.
+/// Tournament state in Redis at `url` (one server, or the primary behind
+/// Sentinel for a `redis+sentinel://` URL), or in memory without one.
 pub async fn open_store(redis: Option<&str>) -> anyhow::Result<Store> {
     Ok(match redis {
         Some(url) => Store::Redis(
             RedisStore::connect(url)
                 .await
-                .with_context(|| format!("connecting to Redis at {url}"))?,
+                .with_context(|| format!("connecting to Redis at {}", without_password(url)))?,
         ),
         None => Store::Memory(MemoryStore::new()),
     })
+}
+
+/// `url` with the credentials before its host replaced by `***`, for error
+/// messages that end up in logs.
+fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority = rest.split(['/', '?']).next().unwrap_or(rest);
+    match authority.rsplit_once('@') {
+        Some((_, hosts)) => {
+            let after = &rest[authority.len()..];
+            format!("{scheme}://***@{hosts}{after}")
+        }
+        None => url.to_owned(),
+    }
 }
 
 fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
@@ -438,4 +455,27 @@ async fn print_matches(client: &mut Admin, id: &str, stuck_only: bool) -> anyhow
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_password;
+
+    #[test]
+    fn credentials_stay_out_of_the_connect_error() {
+        assert_eq!(
+            without_password("redis+sentinel://app:s3cret@s1:26379,s2/arena/1"),
+            "redis+sentinel://***@s1:26379,s2/arena/1"
+        );
+        assert_eq!(
+            without_password("redis://:p@ss@db:6379/0"),
+            "redis://***@db:6379/0"
+        );
+        assert_eq!(without_password("redis://127.0.0.1/"), "redis://127.0.0.1/");
+        assert_eq!(
+            without_password("unix:///run/redis.sock"),
+            "unix:///run/redis.sock"
+        );
+        assert_eq!(without_password("garbage"), "garbage");
+    }
 }

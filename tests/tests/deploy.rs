@@ -5,6 +5,10 @@
 //!   and the rendered objects agree with each other (ports, names, selectors);
 //! * every `arena` flag and `ARENA_*` variable used in a manifest, the compose
 //!   file or a systemd unit is one the binary accepts (`arena ... --help`);
+//! * `kubectl kustomize` renders the Redis Sentinel overlay
+//!   `deploy/k8s/sentinel`, whose sentinels, data nodes and coordinator URL
+//!   name each other consistently, as the compose override
+//!   `deploy/compose/sentinel.yaml` does; both share one start script;
 //! * `promtool check rules` accepts `deploy/prometheus/rules.yml`, and the
 //!   PrometheusRule embeds exactly its groups;
 //! * a real Prometheus server scrapes a coordinator and a worker through a
@@ -30,6 +34,8 @@ mod kustomize;
 mod live;
 #[path = "deploy/rules.rs"]
 mod rules;
+#[path = "deploy/sentinel.rs"]
+mod sentinel;
 #[path = "deploy/tools.rs"]
 mod tools;
 #[path = "deploy/yaml.rs"]

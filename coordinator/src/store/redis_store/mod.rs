@@ -13,12 +13,15 @@ pub mod keys;
 mod reads;
 mod retry;
 mod scripts;
+mod sentinel;
 
 use redis::AsyncCommands;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
-use self::retry::Retrying;
+use self::retry::{Link, Retrying};
 use self::scripts::SCRIPTS;
+use self::sentinel::SentinelLink;
+use self::sentinel::url::{SentinelUrl, is_sentinel_url};
 use super::error::{Result, StoreError, from_json, to_json};
 use super::types::{
     AttemptEnd, CompleteOutcome, ExpiredLease, LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease,
@@ -28,11 +31,12 @@ use super::{check_record, check_submission_hash, expiry};
 use crate::model::{EntrantId, MatchRecord};
 
 /// The Redis backend. Clones share one multiplexed connection that
-/// reconnects by itself.
+/// reconnects by itself: to the same address for a single server, to the
+/// primary the sentinels name now behind Sentinel.
 #[derive(Clone)]
 pub struct RedisStore {
     /// Cheap to clone; each operation clones it because commands need `&mut`.
-    conn: ConnectionManager,
+    conn: Link,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -42,24 +46,36 @@ impl std::fmt::Debug for RedisStore {
 }
 
 impl RedisStore {
-    /// Connects to `url` (`redis://host:port/db` or `unix:///path/to.sock`)
-    /// with the connection manager's defaults, including its 500 ms
-    /// response timeout, which no store command comes near: none of them
-    /// blocks.
+    /// Connects to `url`: one server (`redis://host:port/db` or
+    /// `unix:///path/to.sock`) with the connection manager's defaults,
+    /// including its 500 ms response timeout, which no store command comes
+    /// near: none of them blocks; or the primary behind Sentinel
+    /// (`redis+sentinel://host1:26379,host2:26379/master[/db]`, see
+    /// `sentinel::url`), with the same response timeout.
     pub async fn connect(url: &str) -> Result<Self> {
+        if is_sentinel_url(url) {
+            let url = SentinelUrl::parse(url).map_err(redis::RedisError::from)?;
+            let conn = SentinelLink::connect(&url).await?;
+            return Ok(Self {
+                conn: Link::Sentinel(conn),
+            });
+        }
         Self::connect_with_config(url, ConnectionManagerConfig::new()).await
     }
 
-    /// Connects to `url` with explicit timeouts and retry policy.
+    /// Connects to the single server at `url` with explicit timeouts and
+    /// retry policy (a Sentinel URL is refused here: see [`Self::connect`]).
     pub async fn connect_with_config(url: &str, config: ConnectionManagerConfig) -> Result<Self> {
         let client = redis::Client::open(url)?;
         let conn = ConnectionManager::new_with_config(client, config).await?;
-        Ok(Self { conn })
+        Ok(Self::from_connection(conn))
     }
 
     /// Wraps a connection the caller already has.
     pub fn from_connection(conn: ConnectionManager) -> Self {
-        Self { conn }
+        Self {
+            conn: Link::Direct(conn),
+        }
     }
 
     /// The connection for one operation; its commands are retried once if
