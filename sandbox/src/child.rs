@@ -15,9 +15,8 @@
 //!    groups, gid, uid (which clears the effective and permitted sets);
 //! 6. no_new_privs (required for an unprivileged seccomp filter);
 //! 7. seccomp last, since it denies `mount` and friends used above;
-//! 8. fork: this process stays behind as the sandbox's init at pid 1 (see
-//!    [`crate::init`]), with every confinement above, and its child goes on;
-//! 9. execve.
+//! 8. clone the bot, which execs: this process stays behind as the sandbox's
+//!    init at pid 1 (see [`crate::init`]), with every confinement above.
 
 use std::ffi::{CStr, c_char};
 use std::os::fd::RawFd;
@@ -121,17 +120,22 @@ pub struct ChildSetup<'a> {
 /// Runs the sequence and execs; on failure reports and exits 127. Never returns.
 pub fn run(setup: &ChildSetup<'_>) -> ! {
     let failure = confine_and_exec(setup);
-    let (stage, errno) = match failure {
+    let failure = match failure {
         Err(failure) => failure,
         Ok(never) => match never {},
     };
+    report_and_exit(setup.error_fd, failure)
+}
+
+/// Tells the parent which stage failed, through the error pipe, and exits 127.
+pub(crate) fn report_and_exit(error_fd: RawFd, (stage, errno): Failure) -> ! {
     let mut report = [0u8; 8];
     report[..4].copy_from_slice(&(stage as u32).to_ne_bytes());
     report[4..].copy_from_slice(&errno.to_ne_bytes());
     // SAFETY: writes a stack buffer to a descriptor we own; nothing else to do
     // if the parent is gone.
     unsafe {
-        libc::write(setup.error_fd, report.as_ptr().cast(), report.len());
+        libc::write(error_fd, report.as_ptr().cast(), report.len());
         libc::_exit(127);
     }
 }
@@ -314,10 +318,16 @@ fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
                 Stage::Seccomp,
             )?;
         }
-        // Returns only in the bot; this process stays as the init.
-        init::fork_bot(&s.init)?;
-        libc::execve(s.program.as_ptr(), s.argv.as_ptr(), s.envp.as_ptr());
-        Err((Stage::Exec, errno()))
+        // The bot execs from a child; this process stays as the init.
+        Err(init::start_bot(
+            &s.init,
+            &init::BotExec {
+                program: s.program,
+                argv: s.argv,
+                envp: s.envp,
+                error_fd: s.error_fd,
+            },
+        ))
     }
 }
 

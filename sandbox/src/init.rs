@@ -1,6 +1,6 @@
-//! The init at pid 1 of every sandbox: the confined child forks once, right
-//! before `execve`; the fork's child becomes the bot and this process stays
-//! behind as the pid namespace's init.
+//! The init at pid 1 of every sandbox: the confined child clones the bot
+//! once, right before its `execve`, and stays behind as the pid namespace's
+//! init.
 //!
 //! Why an init at all: the kernel treats pid 1 of a pid namespace specially
 //! (pid_namespaces(7)). A signal it sends itself (or any process of its
@@ -24,8 +24,8 @@
 //!   the init's own end.
 //!
 //! The init runs with exactly the bot's confinement (cgroup, namespaces,
-//! uid, no capabilities, rlimits, seccomp): it forks after all of it. It is
-//! made non-dumpable so the bot, which shares its uid, can neither read its
+//! uid, no capabilities, rlimits, seccomp): it starts the bot after all of
+//! it. It is made non-dumpable so the bot, which shares its uid, can neither read its
 //! memory nor open its descriptors through `/proc/1`, and its command line
 //! (a copy of the runner's) is overwritten so `/proc/1/cmdline` does not show
 //! the runner's arguments. The init exits as soon as the bot does, which ends
@@ -33,10 +33,11 @@
 //! when the bot itself was pid 1.
 //!
 //! Like the rest of the child, this is a copy of one thread of a possibly
-//! multi-threaded runner, so it only makes system calls (the fork is a raw
-//! `clone`, since glibc's `fork` takes locks and runs atfork handlers) and
-//! touches nothing it did not prepare.
+//! multi-threaded runner, so it only makes system calls (the bot is started
+//! with `clone`, since glibc's `fork` takes locks and runs atfork handlers)
+//! and touches nothing it did not prepare.
 
+use std::ffi::{CStr, c_char};
 use std::os::fd::RawFd;
 
 use crate::child::{Failure, Stage, check, errno};
@@ -71,18 +72,58 @@ pub struct InitSetup {
     pub runner_args: (usize, usize),
 }
 
-/// Forks the bot. Returns `Ok` in the bot, which goes on to `execve`; the
-/// init never returns. A failure before the fork is reported like any other
-/// stage.
+/// How the bot starts: the program, and the pipe a failed `execve` is
+/// reported through.
+pub struct BotExec<'a> {
+    pub program: &'a CStr,
+    /// NULL-terminated pointer arrays into strings the parent owns.
+    pub argv: &'a [*const c_char],
+    pub envp: &'a [*const c_char],
+    /// The setup error pipe (close-on-exec).
+    pub error_fd: RawFd,
+}
+
+/// Room for the bot's side between its clone and its `execve`: a handful of
+/// system-call wrappers.
+const BOT_STACK_BYTES: usize = 64 * 1024;
+
+#[repr(C, align(16))]
+struct BotStack([u8; BOT_STACK_BYTES]);
+
+/// Everything the bot's side reads, on the init's stack.
+struct BotStart<'a> {
+    setup: &'a InitSetup,
+    exec: &'a BotExec<'a>,
+    bot_mask: libc::sigset_t,
+    runner_chld: libc::sigaction,
+}
+
+/// Starts the bot, which execs `exec`, and stays behind as the init; returns
+/// only a failure from before the bot exists (reported like any other stage).
+///
+/// The bot is cloned with `CLONE_VM | CLONE_VFORK`, as `posix_spawn` does:
+/// it runs on a small stack of its own in the init's memory until its
+/// `execve` gives it a fresh address space, and the init waits until then.
+/// Copying the runner's whole address space a second time (the confined
+/// child already is one copy) would cost more than the rest of the init.
 ///
 /// # Safety
 /// Called only from the confined child, after the whole confinement
-/// sequence and before `execve`, with no other thread in the process.
-pub unsafe fn fork_bot(setup: &InitSetup) -> Result<(), Failure> {
+/// sequence, with no other thread in the process.
+pub unsafe fn start_bot(setup: &InitSetup, exec: &BotExec<'_>) -> Failure {
+    match unsafe { clone_bot(setup, exec) } {
+        Ok(never) => match never {},
+        Err(failure) => failure,
+    }
+}
+
+enum Never {}
+
+unsafe fn clone_bot(setup: &InitSetup, exec: &BotExec<'_>) -> Result<Never, Failure> {
     // SAFETY (whole function): system calls on valid stack data, and writes
     // into this process's private copy of the runner's argument strings.
     unsafe {
-        // Before the fork, so no bot can ever see the init dumpable.
+        // Before the clone, so no bot can ever see the init dumpable.
         check(
             libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) as _,
             Stage::NotDumpable,
@@ -93,7 +134,7 @@ pub unsafe fn fork_bot(setup: &InitSetup) -> Result<(), Failure> {
             Stage::NotDumpable,
         )?;
 
-        // Blocked from before the fork, so none is lost or acted on by
+        // Blocked from before the clone, so none is lost or acted on by
         // default in the window before the init waits for them; a blocked
         // signal is queued even for a namespace init (signal(7)).
         let mut waited: libc::sigset_t = std::mem::zeroed();
@@ -102,67 +143,105 @@ pub unsafe fn fork_bot(setup: &InitSetup) -> Result<(), Failure> {
         for signal in FORWARDED {
             libc::sigaddset(&mut waited, signal);
         }
-        let mut bot_mask: libc::sigset_t = std::mem::zeroed();
+        let mut start = BotStart {
+            setup,
+            exec,
+            bot_mask: std::mem::zeroed(),
+            runner_chld: std::mem::zeroed(),
+        };
         check(
-            libc::sigprocmask(libc::SIG_BLOCK, &waited, &mut bot_mask) as _,
+            libc::sigprocmask(libc::SIG_BLOCK, &waited, &mut start.bot_mask) as _,
             Stage::BlockSignals,
         )?;
         // A runner that ignores SIGCHLD would make the kernel reap the bot
         // before the init could read its status.
         let mut default_action: libc::sigaction = std::mem::zeroed();
         default_action.sa_sigaction = libc::SIG_DFL;
-        let mut runner_chld: libc::sigaction = std::mem::zeroed();
         check(
-            libc::sigaction(libc::SIGCHLD, &default_action, &mut runner_chld) as _,
+            libc::sigaction(libc::SIGCHLD, &default_action, &mut start.runner_chld) as _,
             Stage::BlockSignals,
         )?;
 
-        let bot = libc::syscall(
-            libc::SYS_clone,
-            libc::SIGCHLD as libc::c_ulong,
-            0usize,
-            0usize,
-            0usize,
-            0usize,
+        let mut stack = BotStack([0; BOT_STACK_BYTES]);
+        let top = stack
+            .0
+            .as_mut_ptr()
+            .add(BOT_STACK_BYTES)
+            .cast::<libc::c_void>();
+        let bot = libc::clone(
+            bot_main,
+            top,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            (&mut start as *mut BotStart<'_>).cast(),
         );
-        check(bot, Stage::ForkBot)?;
-        if bot == 0 {
-            return become_bot(setup, &bot_mask, &runner_chld);
-        }
-        supervise(bot as libc::pid_t, setup, &waited)
+        check(bot as _, Stage::ForkBot)?;
+        // The bot has exec'd (or exited): it no longer uses `stack`.
+        supervise(bot, setup, &waited)
     }
 }
 
-/// The bot's side of the fork: undo what only the init needs, so the program
-/// starts with the signal state and parent-death signal it had before there
-/// was an init.
-///
+/// The bot's side of the clone: undo what only the init needs, so the
+/// program starts with the signal state and parent-death signal it had
+/// before there was an init, then exec. Never returns.
+extern "C" fn bot_main(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the `BotStart` on the init's stack, which the init,
+    // suspended until this process execs or exits, keeps alive.
+    let start = unsafe { &*(arg as *const BotStart<'_>) };
+    // SAFETY: system calls on data the parent prepared.
+    let failure = match unsafe { become_bot(start) } {
+        Err(failure) => failure,
+        Ok(()) => unsafe {
+            libc::execve(
+                start.exec.program.as_ptr(),
+                start.exec.argv.as_ptr(),
+                start.exec.envp.as_ptr(),
+            );
+            (Stage::Exec, errno())
+        },
+    };
+    crate::child::report_and_exit(start.exec.error_fd, failure)
+}
+
 /// # Safety
-/// See [`fork_bot`].
-unsafe fn become_bot(
-    setup: &InitSetup,
-    bot_mask: &libc::sigset_t,
-    runner_chld: &libc::sigaction,
-) -> Result<(), Failure> {
+/// Runs only in the bot before `execve`, sharing the init's memory: it
+/// writes nothing but the signal state and its own stack.
+unsafe fn become_bot(start: &BotStart<'_>) -> Result<(), Failure> {
     // SAFETY: system calls on valid data; this process has one thread.
     unsafe {
-        libc::close(setup.report_fd);
-        // fork clears the parent-death signal; the bot's parent is now the
-        // init, whose death ends the namespace anyway.
+        libc::close(start.setup.report_fd);
+        // The parent-death signal is not inherited; the bot's parent is now
+        // the init, whose death ends the namespace anyway.
         check(
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) as _,
             Stage::ParentDeathSignal,
         )?;
+        // A handler copied from the runner must never run here, in the
+        // init's memory: every caught signal goes back to its default until
+        // execve (which resets caught signals anyway).
+        let mut default_action: libc::sigaction = std::mem::zeroed();
+        default_action.sa_sigaction = libc::SIG_DFL;
+        for signal in 1..libc::SIGRTMAX() + 1 {
+            let mut current: libc::sigaction = std::mem::zeroed();
+            if signal == libc::SIGKILL
+                || signal == libc::SIGSTOP
+                || libc::sigaction(signal, std::ptr::null(), &mut current) < 0
+            {
+                continue;
+            }
+            if current.sa_sigaction != libc::SIG_DFL && current.sa_sigaction != libc::SIG_IGN {
+                libc::sigaction(signal, &default_action, std::ptr::null_mut());
+            }
+        }
         // Only an ignored disposition survives execve, so only that one
         // needs restoring.
-        if runner_chld.sa_sigaction == libc::SIG_IGN {
+        if start.runner_chld.sa_sigaction == libc::SIG_IGN {
             check(
-                libc::sigaction(libc::SIGCHLD, runner_chld, std::ptr::null_mut()) as _,
+                libc::sigaction(libc::SIGCHLD, &start.runner_chld, std::ptr::null_mut()) as _,
                 Stage::RestoreSignals,
             )?;
         }
         check(
-            libc::sigprocmask(libc::SIG_SETMASK, bot_mask, std::ptr::null_mut()) as _,
+            libc::sigprocmask(libc::SIG_SETMASK, &start.bot_mask, std::ptr::null_mut()) as _,
             Stage::RestoreSignals,
         )
     }
@@ -193,7 +272,7 @@ unsafe fn hide_runner_args((start, end): (usize, usize)) {
 /// else; report and exit when the bot has ended.
 ///
 /// # Safety
-/// See [`fork_bot`]; `waited` is blocked in this process.
+/// See [`start_bot`]; `waited` is blocked in this process.
 unsafe fn supervise(bot: libc::pid_t, setup: &InitSetup, waited: &libc::sigset_t) -> ! {
     // SAFETY (whole function): system calls on valid stack data.
     unsafe {
