@@ -31,6 +31,21 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             json,
             sandbox,
         } => crate::bench_sandbox::run(runs, matches, json, &sandbox),
+        BenchTarget::Coordinator {
+            entrants,
+            workers,
+            connections,
+            seconds,
+            json,
+        } => crate::bench_coordinator::run(
+            crate::bench_coordinator::Plan {
+                entrants: entrants as usize,
+                workers: workers as usize,
+                connections: connections as usize,
+                seconds,
+            },
+            json,
+        ),
     }
 }
 

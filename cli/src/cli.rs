@@ -394,6 +394,28 @@ pub enum BenchTarget {
         #[command(flatten)]
         sandbox: SandboxArgs,
     },
+    /// Coordinator throughput on a Redis of its own: the time to queue a
+    /// large round robin, then lease + heartbeat + result operations per
+    /// second from simulated workers over loopback gRPC.
+    Coordinator {
+        /// Entrants of the round robin (1000: 499,500 two-seat matches).
+        #[arg(long, default_value_t = 1000,
+              value_parser = clap::value_parser!(u64).range(2..=2000))]
+        entrants: u64,
+        /// Simulated workers playing at once.
+        #[arg(long, default_value_t = 64,
+              value_parser = clap::value_parser!(u64).range(1..=10_000))]
+        workers: u64,
+        /// HTTP/2 connections the workers share.
+        #[arg(long, default_value_t = 8,
+              value_parser = clap::value_parser!(u64).range(1..=1000))]
+        connections: u64,
+        /// Seconds the workers play for.
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -537,5 +559,9 @@ mod tests {
         assert!(Cli::try_parse_from(["arena", "replay", "verify", "x.json"]).is_ok());
         assert!(Cli::try_parse_from(["arena", "bench", "engine", "--json"]).is_ok());
         assert!(Cli::try_parse_from(["arena", "bench", "runner", "--matches", "2"]).is_ok());
+        assert!(
+            Cli::try_parse_from(["arena", "bench", "coordinator", "--workers", "8", "--json"])
+                .is_ok()
+        );
     }
 }

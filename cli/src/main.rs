@@ -6,6 +6,7 @@
 //! a difference.
 
 mod bench;
+mod bench_coordinator;
 mod bench_sandbox;
 mod build;
 mod cli;

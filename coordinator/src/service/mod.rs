@@ -5,11 +5,14 @@
 //! carries on where the last one stopped.
 //!
 //! Layout: this module holds the [`Coordinator`] and the types it takes and
-//! gives; `ids` derives tournament and match ids.
+//! gives; `ids` derives tournament and match ids; `known` keeps what never
+//! changes about each tournament, so leases and reports need not re-read it.
 
 mod ids;
+mod known;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use arena_engine::Rules;
@@ -22,14 +25,15 @@ use tracing::field::Empty;
 pub(crate) use self::ids::match_round;
 pub use self::ids::tournament_id;
 use self::ids::{match_id, match_tournament};
+use self::known::{Known, KnownTournaments};
 use crate::metrics::CoordinatorMetrics;
 use crate::model::{EntrantId, Format, MatchRecord, baseline_name};
 use crate::report::{self, ResultError};
 use crate::schedule::{self, ScheduleError};
 use crate::standings::{self, Standings, StandingsError};
 use crate::store::{
-    AttemptEnd, CompleteOutcome, DEFAULT_MAX_ATTEMPTS, Entrant, Lease, ScheduledMatch, Status,
-    Store, StoreError, TournamentSpec, WorkerInfo,
+    AttemptEnd, CompleteOutcome, DEFAULT_MAX_ATTEMPTS, Entrant, Lease, LeaseGrant, ScheduledMatch,
+    Status, Store, StoreError, TournamentSpec, WorkerInfo,
 };
 use crate::teams::{self, Sides, TeamError};
 
@@ -229,8 +233,16 @@ pub struct Coordinator {
     store: Store,
     config: CoordinatorConfig,
     metrics: CoordinatorMetrics,
-    /// Woken when a lease is granted, so the expiry task re-reads the earliest deadline.
+    /// Woken when a lease is granted that runs out before the expiry task
+    /// would wake, so it re-reads the earliest deadline.
     lease_granted: Notify,
+    /// The deadline (ms) the expiry task sleeps until: `u64::MAX` when no
+    /// lease is current, 0 while it is reading the deadlines (then every
+    /// new lease wakes it). A lease that runs out later than this needs no
+    /// wake-up, which spares a store read per lease.
+    expiry_wake_ms: AtomicU64,
+    /// What never changes about each tournament, read once.
+    known: KnownTournaments,
 }
 
 impl Coordinator {
@@ -241,6 +253,8 @@ impl Coordinator {
             // Building fixed, valid metric definitions cannot fail.
             metrics: CoordinatorMetrics::new().expect("metric definitions are valid"),
             lease_granted: Notify::new(),
+            expiry_wake_ms: AtomicU64::new(0),
+            known: KnownTournaments::default(),
         })
     }
 
@@ -354,6 +368,16 @@ impl Coordinator {
             .ok_or_else(|| CoordinatorError::UnknownTournament(id.to_owned()))
     }
 
+    /// The unchanging part of a tournament, from the store on first use.
+    async fn known(&self, id: &str) -> Result<Arc<Known>> {
+        if let Some(known) = self.known.get(id) {
+            return Ok(known);
+        }
+        let spec = self.spec(id).await?;
+        let sides = sides(&spec)?;
+        Ok(self.known.insert(Known::new(spec, sides)))
+    }
+
     /// Total rounds of a tournament.
     pub fn rounds_total(spec: &TournamentSpec) -> Result<u32> {
         Ok(match spec.format {
@@ -383,14 +407,31 @@ impl Coordinator {
         fields(tournament = %id, round = Empty, scheduled = Empty)
     )]
     pub async fn advance(&self, id: &str) -> Result<()> {
+        // What is scheduled is read first, and cheaply: after most results
+        // there is nothing to schedule, and only then is the whole spec
+        // (whether the tournament is cancelled) read.
+        let known = self.known(id).await?;
+        let scheduled = self.store.rounds_scheduled(id).await?;
+        match known.spec.format {
+            Format::RoundRobin { .. } => {
+                if scheduled >= Self::rounds_total(&known.spec)? {
+                    known.set_all_scheduled();
+                    return Ok(());
+                }
+            }
+            Format::Swiss { rounds } => {
+                if scheduled >= rounds {
+                    return Ok(());
+                }
+            }
+        }
         let spec = self.spec(id).await?;
         if spec.cancelled {
             return Ok(());
         }
         let ids = entrant_ids(&spec);
-        let sides = sides(&spec)?;
+        let sides = &known.sides;
         let baseline = fill_baseline(registry::find(&spec.game)?);
-        let scheduled = self.store.rounds_scheduled(id).await?;
         match spec.format {
             Format::RoundRobin {
                 cycles,
@@ -403,7 +444,7 @@ impl Coordinator {
                 if scheduled < total {
                     let rounds = schedule::round_robin_by_side(
                         &ids,
-                        &sides,
+                        sides,
                         cycles,
                         games_per_pairing,
                         spec.base_seed,
@@ -431,7 +472,7 @@ impl Coordinator {
                     scheduled,
                     &ids,
                     &history,
-                    &sides,
+                    sides,
                     spec.base_seed,
                     baseline,
                 )?;
@@ -474,41 +515,38 @@ impl Coordinator {
     )]
     pub async fn lease(&self, worker: &str) -> Result<Option<LeasedMatch>> {
         let alive_since = now_ms().saturating_sub(self.alive_window_ms());
-        match self.store.worker_seen(worker).await? {
-            Some(seen) if seen >= alive_since => {}
-            _ => return Err(CoordinatorError::UnregisteredWorker(worker.to_owned())),
-        }
-        if self.store.is_quarantined(worker).await? {
-            return Err(CoordinatorError::Quarantined(worker.to_owned()));
-        }
-        let (cached, environment) = self
-            .store
-            .worker(worker)
-            .await?
-            .map(|w| (w.cached, w.environment_id))
-            .unwrap_or_default();
         let ttl = self.config.lease_ttl;
         let lease_id = new_lease_id()?;
-        let Some(lease) = self
+        // One store call checks the worker (registered, alive, not
+        // quarantined) and leases with its cache and environment.
+        let granted = self
             .store
-            .lease(
+            .lease_worker(
                 worker,
                 &lease_id,
                 now_ms(),
                 ttl.as_millis() as u64,
-                &cached,
-                &environment,
+                alive_since,
             )
-            .await?
-        else {
-            return Ok(None);
+            .await?;
+        let lease = match granted {
+            LeaseGrant::Granted(lease) => lease,
+            LeaseGrant::Empty => return Ok(None),
+            LeaseGrant::Unregistered => {
+                return Err(CoordinatorError::UnregisteredWorker(worker.to_owned()));
+            }
+            LeaseGrant::Quarantined => {
+                return Err(CoordinatorError::Quarantined(worker.to_owned()));
+            }
         };
         let span = tracing::Span::current();
         span.record("match_id", lease.match_id.as_str());
         span.record("lease_id", lease.lease_id.as_str());
         span.record("attempt", lease.attempt);
-        self.lease_granted.notify_one();
-        let spec = self.spec(&lease.tournament).await?;
+        if lease.expires_at_ms < self.expiry_wake_ms.load(Ordering::SeqCst) {
+            self.lease_granted.notify_one();
+        }
+        let known = self.known(&lease.tournament).await?;
         let seats = lease
             .pairing
             .seats
@@ -521,11 +559,10 @@ impl Coordinator {
                 },
                 None => LeasedSeat {
                     submission: seat.clone(),
-                    name: spec
-                        .entrants
-                        .iter()
-                        .find(|e| &e.id == seat)
-                        .map(|e| e.name.clone())
+                    name: known
+                        .names
+                        .get(seat)
+                        .cloned()
                         .unwrap_or_else(|| seat.clone()),
                     baseline: None,
                 },
@@ -533,9 +570,9 @@ impl Coordinator {
             .collect();
         Ok(Some(LeasedMatch {
             lease,
-            game: spec.game,
-            rules: spec.rules,
-            limits: spec.limits,
+            game: known.spec.game.clone(),
+            rules: known.spec.rules.clone(),
+            limits: known.spec.limits,
             seats,
             ttl,
         }))
@@ -551,29 +588,17 @@ impl Coordinator {
         lease_ids: &[String],
         cached: Vec<String>,
     ) -> Result<Vec<String>> {
-        if !self
-            .store
-            .heartbeat_worker(worker, now_ms(), cached)
+        // One store call records the worker alive and extends its leases.
+        self.store
+            .heartbeat_leases(
+                worker,
+                now_ms(),
+                self.config.lease_ttl.as_millis() as u64,
+                cached,
+                lease_ids,
+            )
             .await?
-        {
-            return Err(CoordinatorError::UnregisteredWorker(worker.to_owned()));
-        }
-        let mut lost = Vec::new();
-        for lease_id in lease_ids {
-            if !self
-                .store
-                .extend(
-                    worker,
-                    lease_id,
-                    now_ms(),
-                    self.config.lease_ttl.as_millis() as u64,
-                )
-                .await?
-            {
-                lost.push(lease_id.clone());
-            }
-        }
-        Ok(lost)
+            .ok_or_else(|| CoordinatorError::UnregisteredWorker(worker.to_owned()))
     }
 
     /// Records a result; the first valid one for a match wins. A result
@@ -599,8 +624,9 @@ impl Coordinator {
         let counted = match self.store.pairing(&record.match_id).await? {
             Some(pairing) => {
                 // A scheduled match's tournament exists: its spec has the teams.
-                let sides = sides(&self.spec(&tournament).await?)?;
-                report::check(&record, &pairing, &sides)?;
+                let known = self.known(&tournament).await?;
+                let sides = &known.sides;
+                report::check(&record, &pairing, sides)?;
                 // The metrics count matches by side: a 2v2 one side won is a
                 // win, not a draw of its two seats.
                 sides.collapse(&record).map_err(ResultError::from)?
@@ -629,7 +655,13 @@ impl Coordinator {
             // The result is stored whatever happens next: a failure to
             // schedule now is left to the periodic recovery step, not
             // reported as a failed report (which the worker would retry).
+            // A round robin seen fully queued has nothing to schedule.
+            let queued_whole = self
+                .known
+                .get(&tournament)
+                .is_some_and(|known| known.all_scheduled());
             if !tournament.is_empty()
+                && !queued_whole
                 && let Err(e) = self.advance(&tournament).await
             {
                 eprintln!(
@@ -807,14 +839,19 @@ impl Coordinator {
     pub async fn run_expiry(&self, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);
         loop {
-            let wait = match self.store.next_expiry().await {
-                Ok(Some(at)) => Duration::from_millis(at.saturating_sub(now_ms()) + 1),
-                Ok(None) => Duration::from_secs(3600),
+            // Every lease granted from here until the deadline is stored
+            // wakes this task (see `expiry_wake_ms`): none slips in between
+            // the read and the sleep.
+            self.expiry_wake_ms.store(0, Ordering::SeqCst);
+            let (wait, wake_at) = match self.store.next_expiry().await {
+                Ok(Some(at)) => (Duration::from_millis(at.saturating_sub(now_ms()) + 1), at),
+                Ok(None) => (Duration::from_secs(3600), u64::MAX),
                 Err(e) => {
                     eprintln!("arena coordinator: reading lease deadlines: {e}");
-                    Duration::from_secs(1)
+                    (Duration::from_secs(1), 0)
                 }
             };
+            self.expiry_wake_ms.store(wake_at, Ordering::SeqCst);
             tokio::select! {
                 _ = tokio::time::sleep(wait) => {}
                 _ = self.lease_granted.notified() => continue,

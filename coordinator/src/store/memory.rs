@@ -16,7 +16,7 @@ use super::types::{
     LEASE_PREFERENCE_WINDOW, Lease, MatchInfo, MatchState, ScheduledMatch, Status, TournamentSpec,
     WorkerInfo,
 };
-use super::{check_record, check_submission_hash, expiry};
+use super::{LeaseGrant, check_record, check_submission_hash, expiry};
 use crate::model::{EntrantId, MatchRecord, Pairing, baseline_name};
 
 /// The embedded backend. Clones share one state.
@@ -245,77 +245,8 @@ impl MemoryStore {
         cached: &[EntrantId],
         environment: &str,
     ) -> Result<Option<Lease>> {
-        let mut guard = self.lock();
-        let state = &mut *guard;
-        if state.lease_match.contains_key(lease_id) {
-            return Err(StoreError::DuplicateLease(lease_id.to_owned()));
-        }
-        // Queue positions of the matches this worker may play: their
-        // tournament names no environment, or names the worker's.
-        let eligible: Vec<usize> = state
-            .queue
-            .iter()
-            .enumerate()
-            .filter(|(_, id)| {
-                let needs = state
-                    .matches
-                    .get(*id)
-                    .and_then(|m| state.tournaments.get(&m.tournament))
-                    .and_then(|t| t.spec.environment.as_deref());
-                needs.is_none_or(|needs| needs == environment)
-            })
-            .map(|(position, _)| position)
-            .take(LEASE_PREFERENCE_WINDOW)
-            .collect();
-        let all_cached = |position: &usize| {
-            state
-                .queue
-                .get(*position)
-                .and_then(|id| state.matches.get(id))
-                .is_some_and(|m| {
-                    // A baseline plays inside the engine: nothing to build.
-                    m.pairing
-                        .seats
-                        .iter()
-                        .all(|seat| baseline_name(seat).is_some() || cached.contains(seat))
-                })
-        };
-        let cached_position = if cached.is_empty() {
-            None
-        } else {
-            eligible.iter().copied().find(all_cached)
-        };
-        let Some(position) = cached_position.or_else(|| eligible.first().copied()) else {
-            return Ok(None);
-        };
-        let Some(match_id) = state.queue.get(position).cloned() else {
-            return Ok(None);
-        };
-        let entry = state
-            .matches
-            .get_mut(&match_id)
-            .filter(|m| matches!(m.slot, Slot::Queued))
-            .ok_or_else(|| StoreError::Corrupt(format!("queued match {match_id} is not queued")))?;
-        state.queue.remove(position);
-        let lease_id = lease_id.to_owned();
-        let expires_at_ms = expiry(now_ms, ttl_ms);
-        entry.slot = Slot::Leased {
-            lease_id: lease_id.clone(),
-            worker: worker.to_owned(),
-            expires_at_ms,
-        };
-        state.lease_match.insert(lease_id.clone(), match_id.clone());
-        state.expiries.insert((expires_at_ms, lease_id.clone()));
-        Ok(Some(Lease {
-            lease_id,
-            worker: worker.to_owned(),
-            match_id,
-            tournament: entry.tournament.clone(),
-            round: entry.round,
-            pairing: entry.pairing.clone(),
-            attempt: entry.attempt,
-            expires_at_ms,
-        }))
+        self.lock()
+            .lease(worker, lease_id, now_ms, ttl_ms, cached, environment)
     }
 
     /// See [`Store::extend`](crate::store::Store::extend).
@@ -628,6 +559,83 @@ impl MemoryStore {
             .collect())
     }
 
+    /// See [`Store::heartbeat_leases`](crate::store::Store::heartbeat_leases).
+    /// Every lease is checked before any is extended; no call awaits, so
+    /// nothing else runs in between.
+    pub async fn heartbeat_leases(
+        &self,
+        worker: &str,
+        now_ms: u64,
+        ttl_ms: u64,
+        cached: Vec<EntrantId>,
+        lease_ids: &[String],
+    ) -> Result<Option<Vec<String>>> {
+        if !self.heartbeat_worker(worker, now_ms, cached).await? {
+            return Ok(None);
+        }
+        for lease_id in lease_ids {
+            if self
+                .lease_holder(lease_id)
+                .is_some_and(|holder| holder != worker)
+            {
+                return Err(StoreError::NotLeaseHolder {
+                    lease_id: lease_id.clone(),
+                    worker: worker.to_owned(),
+                });
+            }
+        }
+        let mut lost = Vec::new();
+        for lease_id in lease_ids {
+            if !self.extend(worker, lease_id, now_ms, ttl_ms).await? {
+                lost.push(lease_id.clone());
+            }
+        }
+        Ok(Some(lost))
+    }
+
+    /// The worker holding `lease_id`, if it is its match's current lease.
+    fn lease_holder(&self, lease_id: &str) -> Option<String> {
+        let state = self.lock();
+        let entry = state.matches.get(state.lease_match.get(lease_id)?)?;
+        match &entry.slot {
+            Slot::Leased {
+                lease_id: current,
+                worker,
+                ..
+            } if current == lease_id => Some(worker.clone()),
+            _ => None,
+        }
+    }
+
+    /// See [`Store::lease_worker`](crate::store::Store::lease_worker): the
+    /// checks and the lease under one lock, so nothing changes in between.
+    pub async fn lease_worker(
+        &self,
+        worker: &str,
+        lease_id: &str,
+        now_ms: u64,
+        ttl_ms: u64,
+        alive_since_ms: u64,
+    ) -> Result<LeaseGrant> {
+        let mut state = self.lock();
+        let Some((info, seen)) = state.workers.get(worker) else {
+            return Ok(LeaseGrant::Unregistered);
+        };
+        if *seen < alive_since_ms {
+            return Ok(LeaseGrant::Unregistered);
+        }
+        if state.quarantined.contains(worker) {
+            return Ok(LeaseGrant::Quarantined);
+        }
+        let (cached, environment) = (info.cached.clone(), info.environment_id.clone());
+        Ok(
+            match state.lease(worker, lease_id, now_ms, ttl_ms, &cached, &environment)? {
+                Some(lease) => LeaseGrant::Granted(lease),
+                None => LeaseGrant::Empty,
+            },
+        )
+    }
+
     /// See [`Store::worker_seen`](crate::store::Store::worker_seen).
     pub async fn worker_seen(&self, id: &str) -> Result<Option<u64>> {
         Ok(self.lock().workers.get(id).map(|(_, seen)| *seen))
@@ -688,6 +696,88 @@ impl MemoryStore {
 }
 
 impl State {
+    /// [`Store::lease`](crate::store::Store::lease) on the locked state.
+    fn lease(
+        &mut self,
+        worker: &str,
+        lease_id: &str,
+        now_ms: u64,
+        ttl_ms: u64,
+        cached: &[EntrantId],
+        environment: &str,
+    ) -> Result<Option<Lease>> {
+        let state = self;
+        if state.lease_match.contains_key(lease_id) {
+            return Err(StoreError::DuplicateLease(lease_id.to_owned()));
+        }
+        // Queue positions of the matches this worker may play: their
+        // tournament names no environment, or names the worker's.
+        let eligible: Vec<usize> = state
+            .queue
+            .iter()
+            .enumerate()
+            .filter(|(_, id)| {
+                let needs = state
+                    .matches
+                    .get(*id)
+                    .and_then(|m| state.tournaments.get(&m.tournament))
+                    .and_then(|t| t.spec.environment.as_deref());
+                needs.is_none_or(|needs| needs == environment)
+            })
+            .map(|(position, _)| position)
+            .take(LEASE_PREFERENCE_WINDOW)
+            .collect();
+        let all_cached = |position: &usize| {
+            state
+                .queue
+                .get(*position)
+                .and_then(|id| state.matches.get(id))
+                .is_some_and(|m| {
+                    // A baseline plays inside the engine: nothing to build.
+                    m.pairing
+                        .seats
+                        .iter()
+                        .all(|seat| baseline_name(seat).is_some() || cached.contains(seat))
+                })
+        };
+        let cached_position = if cached.is_empty() {
+            None
+        } else {
+            eligible.iter().copied().find(all_cached)
+        };
+        let Some(position) = cached_position.or_else(|| eligible.first().copied()) else {
+            return Ok(None);
+        };
+        let Some(match_id) = state.queue.get(position).cloned() else {
+            return Ok(None);
+        };
+        let entry = state
+            .matches
+            .get_mut(&match_id)
+            .filter(|m| matches!(m.slot, Slot::Queued))
+            .ok_or_else(|| StoreError::Corrupt(format!("queued match {match_id} is not queued")))?;
+        state.queue.remove(position);
+        let lease_id = lease_id.to_owned();
+        let expires_at_ms = expiry(now_ms, ttl_ms);
+        entry.slot = Slot::Leased {
+            lease_id: lease_id.clone(),
+            worker: worker.to_owned(),
+            expires_at_ms,
+        };
+        state.lease_match.insert(lease_id.clone(), match_id.clone());
+        state.expiries.insert((expires_at_ms, lease_id.clone()));
+        Ok(Some(Lease {
+            lease_id,
+            worker: worker.to_owned(),
+            match_id,
+            tournament: entry.tournament.clone(),
+            round: entry.round,
+            pairing: entry.pairing.clone(),
+            attempt: entry.attempt,
+            expires_at_ms,
+        }))
+    }
+
     fn get_tournament(&self, id: &str) -> Result<&Tournament> {
         self.tournaments
             .get(id)

@@ -161,6 +161,23 @@ impl Store {
         dispatch!(self.lease(worker, lease_id, now_ms, ttl_ms, cached, environment))
     }
 
+    /// The Lease call: leases a match to `worker` as [`Store::lease`] does,
+    /// with the worker's own build cache and environment as registered,
+    /// but only if it is registered, was heard from at or after
+    /// `alive_since_ms`, and is not quarantined ([`LeaseGrant`] says which
+    /// refusal, and nothing is written then). The Redis backend does it
+    /// all in one script.
+    pub async fn lease_worker(
+        &self,
+        worker: &str,
+        lease_id: &str,
+        now_ms: u64,
+        ttl_ms: u64,
+        alive_since_ms: u64,
+    ) -> Result<LeaseGrant> {
+        dispatch!(self.lease_worker(worker, lease_id, now_ms, ttl_ms, alive_since_ms))
+    }
+
     /// Moves a lease's expiry to `now_ms + ttl_ms`. `false` (and no change)
     /// if the lease is not its match's current one, the match is done, the
     /// tournament is cancelled, or the lease has already run out;
@@ -294,6 +311,23 @@ impl Store {
         dispatch!(self.heartbeat_worker(id, now_ms, cached))
     }
 
+    /// The Heartbeat call: [`Store::heartbeat_worker`], then
+    /// [`Store::extend`] of each of `lease_ids` to `now_ms + ttl_ms`.
+    /// `None` if the worker never registered (nothing written); otherwise
+    /// the listed leases that are no longer current. If any listed lease is
+    /// current but held by another worker, [`StoreError::NotLeaseHolder`]
+    /// and no lease is extended. The Redis backend does it in one script.
+    pub async fn heartbeat_leases(
+        &self,
+        worker: &str,
+        now_ms: u64,
+        ttl_ms: u64,
+        cached: Vec<EntrantId>,
+        lease_ids: &[String],
+    ) -> Result<Option<Vec<String>>> {
+        dispatch!(self.heartbeat_leases(worker, now_ms, ttl_ms, cached, lease_ids))
+    }
+
     /// One registered worker, alive or not.
     pub async fn worker(&self, id: &str) -> Result<Option<WorkerInfo>> {
         dispatch!(self.worker(id))
@@ -351,6 +385,19 @@ impl Store {
     pub async fn has_submission(&self, hash: &str) -> Result<bool> {
         dispatch!(self.has_submission(hash))
     }
+}
+
+/// What [`Store::lease_worker`] came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LeaseGrant {
+    /// A match, leased.
+    Granted(Lease),
+    /// Nothing this worker may play is queued.
+    Empty,
+    /// The worker never registered, or has not been heard from recently enough.
+    Unregistered,
+    /// The worker is quarantined.
+    Quarantined,
 }
 
 /// A lease's expiry; saturates rather than wrapping on absurd inputs.

@@ -27,7 +27,7 @@ use super::types::{
     AttemptEnd, CompleteOutcome, ExpiredLease, LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease,
     ScheduledMatch, TournamentSpec, WorkerInfo,
 };
-use super::{check_record, check_submission_hash, expiry};
+use super::{LeaseGrant, check_record, check_submission_hash, expiry};
 use crate::model::{EntrantId, MatchRecord};
 
 /// The Redis backend. Clones share one multiplexed connection that
@@ -219,25 +219,64 @@ impl RedisStore {
             }
             reply => reply?,
         };
-        let Some(reply) = reply else {
-            return Ok(None);
+        reply
+            .map(|reply| lease_reply(worker, expires_at_ms, reply))
+            .transpose()
+    }
+
+    /// See [`Store::lease_worker`](crate::store::Store::lease_worker): one
+    /// script checks the worker, reads its cache and environment, and
+    /// leases, so the Lease call costs one round trip.
+    pub async fn lease_worker(
+        &self,
+        worker: &str,
+        lease_id: &str,
+        now_ms: u64,
+        ttl_ms: u64,
+        alive_since_ms: u64,
+    ) -> Result<LeaseGrant> {
+        let expires_at_ms = expiry(now_ms, ttl_ms);
+        let reply: std::result::Result<Option<Vec<Option<String>>>, redis::RedisError> = SCRIPTS
+            .lease_worker
+            .key(keys::QUEUE)
+            .key(keys::MATCH_SEATS)
+            .key(keys::MATCH_STATE)
+            .key(keys::MATCH_ATTEMPT)
+            .key(keys::MATCH_LEASE)
+            .key(keys::MATCH_WORKER)
+            .key(keys::LEASE_MATCH)
+            .key(keys::LEASES)
+            .key(keys::MATCH_TOURNAMENT)
+            .key(keys::MATCH_ROUND)
+            .key(keys::MATCH_PAIRING)
+            .key(keys::TOURNAMENT_ENV)
+            .key(keys::WORKERS)
+            .key(keys::WORKER_SEEN)
+            .key(keys::QUARANTINED)
+            .key(keys::WORKER_CACHED)
+            .arg(worker)
+            .arg(lease_id)
+            .arg(expires_at_ms)
+            .arg(LEASE_PREFERENCE_WINDOW)
+            .arg(alive_since_ms)
+            .invoke_async(&mut self.conn())
+            .await;
+        let reply = match reply {
+            Err(e) if e.code() == Some("ARENA_DUPLICATE_LEASE") => {
+                return Err(StoreError::DuplicateLease(lease_id.to_owned()));
+            }
+            reply => reply?,
         };
-        let [lease_id, match_id, attempt, tournament, round, pairing] =
-            <[Option<String>; 6]>::try_from(reply).map_err(|reply| {
-                StoreError::Corrupt(format!("lease script returned {} values", reply.len()))
-            })?;
-        let match_id = present(match_id, "leased match id")?;
-        let what = |field: &str| format!("{field} of match {match_id}");
-        Ok(Some(Lease {
-            lease_id: present(lease_id, "lease id")?,
-            worker: worker.to_owned(),
-            tournament: present(tournament, &what("tournament"))?,
-            round: parse(&present(round, &what("round"))?, &what("round"))?,
-            pairing: from_json(&present(pairing, &what("pairing"))?, what("pairing"))?,
-            attempt: parse(&present(attempt, &what("attempt"))?, &what("attempt"))?,
-            expires_at_ms,
-            match_id,
-        }))
+        match reply.as_deref() {
+            None => Ok(LeaseGrant::Empty),
+            Some([Some(refusal)]) if refusal == "unregistered" => Ok(LeaseGrant::Unregistered),
+            Some([Some(refusal)]) if refusal == "quarantined" => Ok(LeaseGrant::Quarantined),
+            Some(_) => Ok(LeaseGrant::Granted(lease_reply(
+                worker,
+                expires_at_ms,
+                reply.unwrap_or_default(),
+            )?)),
+        }
     }
 
     /// See [`Store::extend`](crate::store::Store::extend).
@@ -494,6 +533,53 @@ impl RedisStore {
         Ok(known == 1)
     }
 
+    /// See [`Store::heartbeat_leases`](crate::store::Store::heartbeat_leases).
+    pub async fn heartbeat_leases(
+        &self,
+        worker: &str,
+        now_ms: u64,
+        ttl_ms: u64,
+        cached: Vec<EntrantId>,
+        lease_ids: &[String],
+    ) -> Result<Option<Vec<String>>> {
+        let cached = to_json(&cached, format!("cache of worker {worker}"))?;
+        let mut reply: Vec<String> = SCRIPTS
+            .heartbeat_leases
+            .key(keys::WORKERS)
+            .key(keys::WORKER_CACHED)
+            .key(keys::WORKER_SEEN)
+            .key(keys::LEASE_MATCH)
+            .key(keys::MATCH_LEASE)
+            .key(keys::MATCH_STATE)
+            .key(keys::MATCH_TOURNAMENT)
+            .key(keys::CANCELLED)
+            .key(keys::LEASES)
+            .key(keys::MATCH_WORKER)
+            .arg(worker)
+            .arg(now_ms)
+            .arg(cached)
+            .arg(expiry(now_ms, ttl_ms))
+            .arg(lease_ids)
+            .invoke_async(&mut self.conn())
+            .await?;
+        let code = if reply.is_empty() {
+            String::new()
+        } else {
+            reply.remove(0)
+        };
+        match code.as_str() {
+            "1" => Ok(Some(reply)),
+            "0" => Ok(None),
+            "-1" => Err(not_holder(
+                reply.first().map(String::as_str).unwrap_or_default(),
+                worker,
+            )),
+            other => Err(StoreError::Corrupt(format!(
+                "heartbeat_leases script returned {other:?}"
+            ))),
+        }
+    }
+
     /// See [`Store::put_submission`](crate::store::Store::put_submission).
     ///
     /// A submission may be up to 2 GiB, more than one Redis value can hold
@@ -554,6 +640,26 @@ pub const SUBMISSION_CHUNK: usize = 8 << 20;
 
 /// How long a half-written submission may sit before Redis drops it.
 const UPLOAD_TTL_S: i64 = 3600;
+
+/// A lease from what `take.lua` returns for a granted one.
+fn lease_reply(worker: &str, expires_at_ms: u64, reply: Vec<Option<String>>) -> Result<Lease> {
+    let [lease_id, match_id, attempt, tournament, round, pairing] =
+        <[Option<String>; 6]>::try_from(reply).map_err(|reply| {
+            StoreError::Corrupt(format!("lease script returned {} values", reply.len()))
+        })?;
+    let match_id = present(match_id, "leased match id")?;
+    let what = |field: &str| format!("{field} of match {match_id}");
+    Ok(Lease {
+        lease_id: present(lease_id, "lease id")?,
+        worker: worker.to_owned(),
+        tournament: present(tournament, &what("tournament"))?,
+        round: parse(&present(round, &what("round"))?, &what("round"))?,
+        pairing: from_json(&present(pairing, &what("pairing"))?, what("pairing"))?,
+        attempt: parse(&present(attempt, &what("attempt"))?, &what("attempt"))?,
+        expires_at_ms,
+        match_id,
+    })
+}
 
 /// The refusal of a lease call from a worker the lease was not granted to.
 fn not_holder(lease_id: &str, worker: &str) -> StoreError {

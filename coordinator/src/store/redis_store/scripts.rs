@@ -9,7 +9,9 @@
 //!
 //! `lua/end_attempt.lua` is not a script of its own: it defines the one
 //! function that ends an attempt, and is prepended to the two scripts that
-//! end attempts (`fail`, `expire`), so both apply the same rules.
+//! end attempts (`fail`, `expire`), so both apply the same rules. Likewise
+//! `lua/take.lua` defines the one function that picks and leases a queued
+//! match, prepended to both lease scripts (`lease`, `lease_worker`).
 
 use std::sync::LazyLock;
 
@@ -26,6 +28,8 @@ pub(super) struct Scripts {
     pub cancel: Script,
     /// `lua/lease.lua`.
     pub lease: Script,
+    /// `lua/lease_worker.lua`.
+    pub lease_worker: Script,
     /// `lua/extend.lua`.
     pub extend: Script,
     /// `lua/expire.lua`.
@@ -36,6 +40,8 @@ pub(super) struct Scripts {
     pub fail: Script,
     /// `lua/heartbeat.lua`.
     pub heartbeat: Script,
+    /// `lua/heartbeat_leases.lua`.
+    pub heartbeat_leases: Script,
     /// `lua/requeue.lua`.
     pub requeue: Script,
     /// `lua/lease_end.lua`.
@@ -47,7 +53,14 @@ pub(super) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
     create_tournament: Script::new(include_str!("lua/create_tournament.lua")),
     schedule_round: Script::new(include_str!("lua/schedule_round.lua")),
     cancel: Script::new(include_str!("lua/cancel.lua")),
-    lease: Script::new(include_str!("lua/lease.lua")),
+    lease: Script::new(concat!(
+        include_str!("lua/take.lua"),
+        include_str!("lua/lease.lua")
+    )),
+    lease_worker: Script::new(concat!(
+        include_str!("lua/take.lua"),
+        include_str!("lua/lease_worker.lua")
+    )),
     extend: Script::new(include_str!("lua/extend.lua")),
     expire: Script::new(concat!(
         include_str!("lua/end_attempt.lua"),
@@ -59,6 +72,7 @@ pub(super) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
         include_str!("lua/fail.lua")
     )),
     heartbeat: Script::new(include_str!("lua/heartbeat.lua")),
+    heartbeat_leases: Script::new(include_str!("lua/heartbeat_leases.lua")),
     requeue: Script::new(include_str!("lua/requeue.lua")),
     lease_end: Script::new(include_str!("lua/lease_end.lua")),
 });

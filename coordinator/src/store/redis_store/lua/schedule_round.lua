@@ -55,17 +55,34 @@ for i = 0, n - 1 do
     seen[id] = true
 end
 
--- Mutate.
-for i = 0, n - 1 do
-    local id = ARGV[4 + 3 * i]
-    redis.call('HSET', KEYS[7], id, tournament)
-    redis.call('HSET', KEYS[8], id, ARGV[2])
-    redis.call('HSET', KEYS[9], id, ARGV[5 + 3 * i])
-    redis.call('HSET', KEYS[10], id, ARGV[6 + 3 * i])
-    redis.call('HSET', KEYS[11], id, 'queued')
-    redis.call('HSET', KEYS[12], id, 1)
-    redis.call('RPUSH', KEYS[4], id)
-    redis.call('RPUSH', KEYS[6], id)
+-- Mutate: one command per key for a slice of matches at a time, not one
+-- per match and key (a round of a large round robin has hundreds of
+-- matches; each call into Redis costs more than the field it writes).
+-- Slices keep every command's argument list well inside what `unpack`
+-- can pass.
+local slice = 500
+for first = 0, n - 1, slice do
+    local last = math.min(first + slice, n) - 1
+    local ids, owners, rounds, pairings, seats, states, attempts = {}, {}, {}, {}, {}, {}, {}
+    for i = first, last do
+        local id = ARGV[4 + 3 * i]
+        local at = 2 * (i - first)
+        ids[i - first + 1] = id
+        owners[at + 1], owners[at + 2] = id, tournament
+        rounds[at + 1], rounds[at + 2] = id, ARGV[2]
+        pairings[at + 1], pairings[at + 2] = id, ARGV[5 + 3 * i]
+        seats[at + 1], seats[at + 2] = id, ARGV[6 + 3 * i]
+        states[at + 1], states[at + 2] = id, 'queued'
+        attempts[at + 1], attempts[at + 2] = id, '1'
+    end
+    redis.call('HSET', KEYS[7], unpack(owners))
+    redis.call('HSET', KEYS[8], unpack(rounds))
+    redis.call('HSET', KEYS[9], unpack(pairings))
+    redis.call('HSET', KEYS[10], unpack(seats))
+    redis.call('HSET', KEYS[11], unpack(states))
+    redis.call('HSET', KEYS[12], unpack(attempts))
+    redis.call('RPUSH', KEYS[4], unpack(ids))
+    redis.call('RPUSH', KEYS[6], unpack(ids))
 end
 for i = 4 + 3 * n, #ARGV do
     redis.call('RPUSH', KEYS[5], ARGV[i])

@@ -1,0 +1,461 @@
+//! `arena bench coordinator`: what the coordinator sustains on a real Redis.
+//! Two figures, from one run on a `redis-server` of its own (a free loopback
+//! port, files in a temp dir, killed and removed when the bench ends, also
+//! on an error):
+//!
+//! - the time to queue a round robin of `--entrants` entrants (1,000 by
+//!   default: 499,500 two-seat matches), from `create_tournament` to every
+//!   round in Redis;
+//! - lease, heartbeat and result operations per second: `--workers`
+//!   simulated workers (tonic clients over loopback to an in-process gRPC
+//!   server) each register, then lease a match, heartbeat its lease and
+//!   report a synthetic valid result, over and over, for `--seconds`. The
+//!   matches are the round robin's, so every lease works against a long
+//!   queue and a large tournament, as a real one would.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use arena_coordinator::grpc::Tokens;
+use arena_coordinator::model::Format;
+use arena_coordinator::server;
+use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
+use arena_coordinator::store::Store;
+use arena_engine::Rules;
+use arena_engine::registry;
+use arena_proto::v1::worker_client::WorkerClient;
+use arena_proto::v1::{
+    HeartbeatRequest, LeaseRequest, LeasedMatch, RegisterRequest, ReportOutcome,
+    ReportResultRequest, SeatResult,
+};
+use tonic::metadata::{Ascii, MetadataValue};
+use tonic::transport::{Channel, Endpoint};
+
+/// The bearer token the simulated workers present.
+const TOKEN: &str = "arena-bench-coordinator";
+
+/// What to measure, from the command line.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    /// Entrants of the round robin that is queued (and then played from).
+    pub entrants: usize,
+    /// Simulated workers playing at once.
+    pub workers: usize,
+    /// HTTP/2 connections the workers share (each carries many calls at once).
+    pub connections: usize,
+    /// How long the workers play.
+    pub seconds: f64,
+}
+
+pub fn run(plan: Plan, json: bool) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(plan.entrants >= 2, "a round robin needs two entrants");
+    anyhow::ensure!(plan.workers >= 1, "at least one worker");
+    let redis = RedisServer::start()?;
+    let runtime = crate::distributed::runtime()?;
+    let figures = runtime.block_on(measure(plan, &redis.url()));
+    // The server and clients stop with the runtime, before Redis does.
+    drop(runtime);
+    redis.stop()?;
+    let figures = figures?;
+    if json {
+        println!("{}", figures.to_json(plan));
+    } else {
+        figures.print(plan);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What one run measured.
+struct Figures {
+    /// Matches the round robin queued.
+    matches: u64,
+    /// Seconds from `create_tournament` to every round queued.
+    queue_s: f64,
+    /// Seconds the workers played.
+    played_s: f64,
+    leases: u64,
+    heartbeats: u64,
+    reports: u64,
+}
+
+impl Figures {
+    fn ops(&self) -> u64 {
+        self.leases + self.heartbeats + self.reports
+    }
+
+    fn per_second(&self, count: u64) -> f64 {
+        count as f64 / self.played_s
+    }
+
+    fn to_json(&self, plan: Plan) -> serde_json::Value {
+        serde_json::json!({
+            "entrants": plan.entrants,
+            "round_robin_matches": self.matches,
+            "round_robin_queue_s": self.queue_s,
+            "round_robin_queue_matches_per_second": self.matches as f64 / self.queue_s,
+            "workers": plan.workers,
+            "connections": plan.connections,
+            "duration_s": self.played_s,
+            "ops": self.ops(),
+            "ops_per_second": self.per_second(self.ops()),
+            "lease_ops_per_second": self.per_second(self.leases),
+            "heartbeat_ops_per_second": self.per_second(self.heartbeats),
+            "result_ops_per_second": self.per_second(self.reports),
+            "matches_played": self.reports,
+        })
+    }
+
+    fn print(&self, plan: Plan) {
+        println!(
+            "round robin of {} entrants: {} matches queued in {:.2} s",
+            plan.entrants, self.matches, self.queue_s
+        );
+        println!(
+            "{} workers over {} connections for {:.1} s: {:.0} ops/s \
+             (lease {:.0}/s, heartbeat {:.0}/s, result {:.0}/s)",
+            plan.workers,
+            plan.connections,
+            self.played_s,
+            self.per_second(self.ops()),
+            self.per_second(self.leases),
+            self.per_second(self.heartbeats),
+            self.per_second(self.reports),
+        );
+    }
+}
+
+async fn measure(plan: Plan, redis_url: &str) -> anyhow::Result<Figures> {
+    let store = Store::redis(redis_url)
+        .await
+        .with_context(|| format!("connecting to {redis_url}"))?;
+    // The production defaults, quarantine bookkeeping included.
+    let coordinator = Coordinator::new(store.clone(), CoordinatorConfig::default());
+    let entrants = upload_entrants(&store, plan.entrants).await?;
+    let entry = registry::find(registry::DEFAULT_GAME)?;
+    let started = Instant::now();
+    let id = coordinator
+        .create_tournament(NewTournament {
+            name: "bench coordinator".into(),
+            game: entry.name.into(),
+            seats: 2,
+            base_seed: 7,
+            format: Format::RoundRobin {
+                cycles: 1,
+                games_per_pairing: 1,
+            },
+            rules: Rules::default(),
+            limits: entry.limits,
+            entrants,
+            environment: None,
+            teams: None,
+        })
+        .await
+        .context("creating the round robin")?;
+    let queue_s = started.elapsed().as_secs_f64();
+    let (status, _) = coordinator.status(&id).await?;
+    let matches = status.total as u64;
+    anyhow::ensure!(
+        status.queued as u64 == matches && matches > 0,
+        "the round robin queued {} of {matches} matches",
+        status.queued
+    );
+
+    let socket = tokio::net::TcpSocket::new_v4()?;
+    socket.set_nodelay(true)?;
+    socket.bind("127.0.0.1:0".parse()?)?;
+    let listener = socket
+        .listen(1024)
+        .context("binding the bench's gRPC listener")?;
+    let addr = listener.local_addr()?;
+    let tokens = Tokens {
+        workers: [TOKEN.to_owned()].into(),
+        admins: Default::default(),
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(server::serve(
+        Arc::clone(&coordinator),
+        tokens,
+        listener,
+        None,
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    let played = play(plan, addr).await;
+    let _ = stop.send(());
+    serving
+        .await
+        .context("the gRPC server task")?
+        .context("serving")?;
+    let (leases, heartbeats, reports, played_s) = played?;
+    Ok(Figures {
+        matches,
+        queue_s,
+        played_s,
+        leases,
+        heartbeats,
+        reports,
+    })
+}
+
+/// Stores `count` distinct tiny archives; returns (name, hash) per entrant.
+async fn upload_entrants(store: &Store, count: usize) -> anyhow::Result<Vec<(String, String)>> {
+    let mut entrants = Vec::with_capacity(count);
+    for i in 0..count {
+        let bytes = format!("arena bench entrant {i}").into_bytes();
+        let hash = arena_coordinator::submission_id(&bytes);
+        store.put_submission(&hash, bytes).await?;
+        entrants.push((format!("bot-{i}"), hash));
+    }
+    Ok(entrants)
+}
+
+/// Operations counted over all workers.
+#[derive(Default)]
+struct Counts {
+    leases: AtomicU64,
+    heartbeats: AtomicU64,
+    reports: AtomicU64,
+}
+
+/// Runs the workers for the plan's duration; returns the operation counts
+/// and the seconds they took.
+async fn play(plan: Plan, addr: SocketAddr) -> anyhow::Result<(u64, u64, u64, f64)> {
+    let url = format!("http://{addr}");
+    let mut channels = Vec::new();
+    for _ in 0..plan.connections.max(1) {
+        let channel = Endpoint::from_shared(url.clone())?
+            .connect_timeout(Duration::from_secs(5))
+            .connect()
+            .await
+            .with_context(|| format!("connecting to {url}"))?;
+        channels.push(channel);
+    }
+    let bearer: MetadataValue<Ascii> = format!("Bearer {TOKEN}").parse()?;
+    let counts = Arc::new(Counts::default());
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs_f64(plan.seconds);
+    let mut tasks = tokio::task::JoinSet::new();
+    for w in 0..plan.workers {
+        let client = WorkerClient::new(channels[w % channels.len()].clone());
+        let worker = SimulatedWorker {
+            id: format!("bench-worker-{w}"),
+            client,
+            bearer: bearer.clone(),
+        };
+        tasks.spawn(worker.run(deadline, Arc::clone(&counts)));
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.context("a simulated worker panicked")??;
+    }
+    let played_s = started.elapsed().as_secs_f64();
+    Ok((
+        counts.leases.load(Ordering::Relaxed),
+        counts.heartbeats.load(Ordering::Relaxed),
+        counts.reports.load(Ordering::Relaxed),
+        played_s,
+    ))
+}
+
+/// One worker: leases, heartbeats the lease once and reports a result.
+struct SimulatedWorker {
+    id: String,
+    client: WorkerClient<Channel>,
+    bearer: MetadataValue<Ascii>,
+}
+
+impl SimulatedWorker {
+    fn request<T>(&self, message: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        request
+            .metadata_mut()
+            .insert("authorization", self.bearer.clone());
+        request
+    }
+
+    async fn run(mut self, deadline: Instant, counts: Arc<Counts>) -> anyhow::Result<()> {
+        let register = self.request(RegisterRequest {
+            worker_id: self.id.clone(),
+            cores: 1,
+            memory_mb: 512,
+            ..Default::default()
+        });
+        self.client.register(register).await?;
+        while Instant::now() < deadline {
+            let lease = self.request(LeaseRequest {
+                worker_id: self.id.clone(),
+            });
+            let leased = self.client.lease(lease).await?.into_inner().r#match;
+            counts.leases.fetch_add(1, Ordering::Relaxed);
+            let Some(leased) = leased else {
+                // The queue ran dry: every match is played.
+                return Ok(());
+            };
+            let heartbeat = self.request(HeartbeatRequest {
+                worker_id: self.id.clone(),
+                lease_ids: vec![leased.lease_id.clone()],
+                cached_builds: Vec::new(),
+            });
+            let lost = self.client.heartbeat(heartbeat).await?.into_inner();
+            counts.heartbeats.fetch_add(1, Ordering::Relaxed);
+            anyhow::ensure!(
+                lost.lost_lease_ids.is_empty(),
+                "lease {} was lost",
+                leased.lease_id
+            );
+            let report = self.request(synthetic_result(&self.id, &leased));
+            let outcome = self.client.report_result(report).await?.into_inner();
+            counts.reports.fetch_add(1, Ordering::Relaxed);
+            anyhow::ensure!(
+                outcome.outcome == ReportOutcome::Accepted as i32,
+                "the result of {} was not accepted: outcome {}",
+                leased.match_id,
+                outcome.outcome
+            );
+        }
+        Ok(())
+    }
+}
+
+/// A valid result for a two-seat match: the seat named by the match id's
+/// parity wins, so the same match always ends the same way.
+pub fn synthetic_result(worker: &str, leased: &LeasedMatch) -> ReportResultRequest {
+    let winner = leased.match_id.bytes().map(u32::from).sum::<u32>() % 2;
+    let seats = leased
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(seat, s)| {
+            let rank = u32::from(seat as u32 != winner);
+            SeatResult {
+                submission: s.submission.clone(),
+                baseline: s.baseline.clone(),
+                rank,
+                score: if rank == 0 { 1.0 } else { 0.0 },
+                moves: 1,
+                ..Default::default()
+            }
+        })
+        .collect();
+    ReportResultRequest {
+        worker_id: worker.to_owned(),
+        lease_id: leased.lease_id.clone(),
+        match_id: leased.match_id.clone(),
+        seats,
+        reason: "bench".into(),
+        turns: 1,
+        replay: Vec::new(),
+        duration_s: 0.0,
+    }
+}
+
+/// A `redis-server` of the bench's own: persistence off, on a loopback port
+/// that was free a moment before, its files in a temp dir. Killed and its
+/// dir removed on drop (an error or panic midway); [`RedisServer::stop`]
+/// does the same and reports what failed.
+struct RedisServer {
+    child: Option<Child>,
+    dir: PathBuf,
+    port: u16,
+}
+
+impl RedisServer {
+    /// How long a fresh server may take to answer PING.
+    const STARTUP: Duration = Duration::from_secs(20);
+
+    fn start() -> anyhow::Result<RedisServer> {
+        let dir = std::env::temp_dir().join(format!("arena-bench-redis-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        // Bind port 0 for a free port and let it go for redis-server: the
+        // gap is tiny, and a clash fails the start below visibly.
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .context("finding a free loopback port")?
+            .port();
+        let mut server = RedisServer {
+            child: None,
+            dir,
+            port,
+        };
+        let child = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(&server.dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("starting redis-server (is it installed?)")?;
+        server.child = Some(child);
+        server.wait_ready()?;
+        Ok(server)
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// Polls PING until it answers; the pause only keeps the loop from spinning.
+    fn wait_ready(&mut self) -> anyhow::Result<()> {
+        let deadline = Instant::now() + Self::STARTUP;
+        loop {
+            if self.ping() {
+                return Ok(());
+            }
+            if let Some(child) = self.child.as_mut()
+                && let Some(status) = child.try_wait()?
+            {
+                anyhow::bail!("redis-server exited with {status} on port {}", self.port);
+            }
+            anyhow::ensure!(
+                Instant::now() < deadline,
+                "redis-server did not answer PING within {:?}",
+                Self::STARTUP
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn ping(&self) -> bool {
+        let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.port)) else {
+            return false;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+        let mut reply = [0u8; 7];
+        stream.write_all(b"PING\r\n").is_ok()
+            && stream.read_exact(&mut reply).is_ok()
+            && &reply == b"+PONG\r\n"
+    }
+
+    /// Kills the server, reaps it and removes its directory.
+    fn stop(mut self) -> anyhow::Result<()> {
+        self.kill()
+    }
+
+    fn kill(&mut self) -> anyhow::Result<()> {
+        if let Some(mut child) = self.child.take() {
+            child.kill().context("killing redis-server")?;
+            child.wait().context("reaping redis-server")?;
+        }
+        if self.dir.exists() {
+            std::fs::remove_dir_all(&self.dir)
+                .with_context(|| format!("removing {}", self.dir.display()))?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        if let Err(e) = self.kill() {
+            eprintln!("arena bench coordinator: {e:#}");
+        }
+    }
+}
