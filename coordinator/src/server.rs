@@ -6,7 +6,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
-use tokio_stream::wrappers::TcpListenerStream;
+use tonic::transport::server::TcpIncoming;
 
 use crate::grpc::{self, Tokens};
 use crate::service::Coordinator;
@@ -60,11 +60,41 @@ pub async fn serve(
     let served = builder
         .add_service(worker)
         .add_service(admin)
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await;
     let _ = stop_expiry.send(());
     let _ = stop_recovery.send(());
     let _ = expiry.await;
     let _ = recovery.await;
     served.map_err(ServeError)
+}
+
+/// Accepted connections with Nagle's algorithm off: every RPC is a small
+/// request answered at once, and with Nagle on, a reply written in two
+/// segments waits for the client's delayed ACK (tens of milliseconds).
+fn incoming(listener: TcpListener) -> TcpIncoming {
+    TcpIncoming::from(listener).with_nodelay(Some(true))
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio_stream::StreamExt;
+
+    #[tokio::test]
+    async fn accepted_connections_have_nagle_off() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("binding a loopback listener");
+        let addr = listener.local_addr().expect("its address");
+        let mut incoming = super::incoming(listener);
+        let _client = tokio::net::TcpStream::connect(addr)
+            .await
+            .expect("connecting");
+        let accepted = incoming
+            .next()
+            .await
+            .expect("a connection")
+            .expect("accepted");
+        assert!(accepted.nodelay().expect("reading TCP_NODELAY"));
+    }
 }
