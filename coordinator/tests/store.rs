@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use arena_coordinator::model::{Format, MatchRecord, Pairing, SeatResult, baseline_id};
 use arena_coordinator::store::{
     AttemptEnd, AttemptFailure, CompleteOutcome, DEFAULT_MAX_ATTEMPTS, Entrant, ExpiredLease,
-    Lease, MatchInfo, MatchState, ScheduledMatch, Status, Store, StoreError, TournamentSpec,
-    WorkerInfo, keys,
+    FailedLease, Lease, LeaseGrant, MatchInfo, MatchState, QuarantineRule, Reported,
+    ScheduledMatch, Status, Store, StoreError, TournamentSpec, WorkerInfo, keys,
 };
 use arena_engine::registry::{Limits, RuleValue, Rules};
 use arena_engine::{Forfeit, placement_points};
@@ -75,6 +75,12 @@ conformance!(
     requeue_gives_a_stuck_match_fresh_attempts,
     lease_ends_count_over_a_window_and_quarantine_is_kept,
     worker_seen_is_the_last_heartbeat,
+    lease_worker_refuses_unknown_silent_and_quarantined_workers,
+    lease_worker_leases_with_the_registered_cache_and_environment,
+    heartbeat_leases_extends_every_lease_or_none,
+    report_checks_the_seats_before_anything_else,
+    report_is_complete_for_the_holder_and_idempotent,
+    quarantine_counts_through_report_and_fail_counted,
 );
 
 // Fixtures.
@@ -1393,6 +1399,433 @@ async fn worker_seen_is_the_last_heartbeat(store: Store) {
     assert_eq!(store.worker_seen("w2").await.unwrap(), None);
 }
 
+/// A worker of environment `env` that has built `cached`.
+fn worker_info(id: &str, env: &str, cached: &[&str]) -> WorkerInfo {
+    WorkerInfo {
+        id: id.to_owned(),
+        cores: 2,
+        memory_mb: 1024,
+        environment_id: env.to_owned(),
+        cached: owned(cached),
+    }
+}
+
+/// `record(match_id, 0, 1)` with `seats` in place of `a`, `b` (ranks 0, 1, …).
+fn seated_record(match_id: &str, seats: &[&str]) -> MatchRecord {
+    let mut r = record(match_id, 0, 1);
+    r.seats = seats
+        .iter()
+        .enumerate()
+        .map(|(rank, entrant)| SeatResult {
+            entrant: (*entrant).to_owned(),
+            rank: rank as u32,
+            moves: 1,
+            ..SeatResult::default()
+        })
+        .collect();
+    r
+}
+
+/// A granted lease, or a panic naming what came instead.
+fn granted(grant: LeaseGrant) -> Lease {
+    match grant {
+        LeaseGrant::Granted(lease) => lease,
+        other => panic!("expected a lease, got {other:?}"),
+    }
+}
+
+async fn lease_worker_refuses_unknown_silent_and_quarantined_workers(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
+    let lease = |worker: &'static str, alive_since: u64| {
+        let store = store.clone();
+        async move {
+            store
+                .lease_worker(worker, &fresh_lease_id(), 2_000, 100, alive_since)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(lease("ghost", 0).await, LeaseGrant::Unregistered);
+    // Heard from at 1000: alive from 1000 on (inclusive), silent after.
+    store
+        .register_worker(worker_info("w1", "", &[]), 1_000)
+        .await
+        .unwrap();
+    assert_eq!(lease("w1", 1_001).await, LeaseGrant::Unregistered);
+    store
+        .register_worker(worker_info("q", "", &[]), 1_000)
+        .await
+        .unwrap();
+    store.set_quarantined("q", true).await.unwrap();
+    assert_eq!(lease("q", 0).await, LeaseGrant::Quarantined);
+    // None of the refusals leased anything.
+    assert_eq!(store.queue_len().await.unwrap(), 2);
+    assert_eq!(store.next_expiry().await.unwrap(), None);
+
+    // Alive and free: the oldest match, bound to the worker.
+    let first = granted(lease("w1", 1_000).await);
+    assert_eq!(first.match_id, "m0");
+    assert_eq!(first.worker, "w1");
+    assert_eq!(first.expires_at_ms, 2_100);
+    assert_eq!(first.pairing, pairing(AB, u64::MAX - 1));
+    assert_eq!(
+        store.matches("t").await.unwrap()[0].state,
+        MatchState::Leased {
+            worker: "w1".into(),
+            attempt: 1
+        }
+    );
+    let not_holder = store
+        .complete("q", "m0", &first.lease_id, record("m0", 0, 1), None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(not_holder, StoreError::NotLeaseHolder { .. }),
+        "{not_holder:?}"
+    );
+    // A lease id in use is refused and leases nothing.
+    let reused = store
+        .lease_worker("w1", &first.lease_id, 2_000, 100, 0)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&reused, StoreError::DuplicateLease(id) if *id == first.lease_id),
+        "{reused:?}"
+    );
+    assert_eq!(store.queue_len().await.unwrap(), 1);
+    granted(lease("w1", 0).await);
+    assert_eq!(lease("w1", 0).await, LeaseGrant::Empty);
+}
+
+async fn lease_worker_leases_with_the_registered_cache_and_environment(store: Store) {
+    store.create_tournament(spec("t")).await.unwrap();
+    let mut only = spec("e");
+    only.environment = Some("gpu".into());
+    store.create_tournament(only).await.unwrap();
+    let round = |m: &str, seats| vec![scheduled(m, seats)];
+    assert!(
+        store
+            .schedule_round("e", 0, round("e0", AB), vec![])
+            .await
+            .unwrap()
+    );
+    let round_t = vec![scheduled("m0", AB), scheduled("m1", CD)];
+    assert!(store.schedule_round("t", 0, round_t, vec![]).await.unwrap());
+    // Built c and d, in no particular environment: m1, over the older e0
+    // (not its environment) and m0 (not built).
+    store
+        .register_worker(worker_info("w", "cpu", &["c", "d"]), 0)
+        .await
+        .unwrap();
+    let lease = store.lease_worker("w", &fresh_lease_id(), 0, 10, 0).await;
+    assert_eq!(granted(lease.unwrap()).match_id, "m1");
+    // A heartbeat's cache counts from then on: now a and b.
+    store
+        .heartbeat_worker("w", 1, owned(&["a", "b"]))
+        .await
+        .unwrap();
+    let lease = store.lease_worker("w", &fresh_lease_id(), 1, 10, 0).await;
+    assert_eq!(granted(lease.unwrap()).match_id, "m0");
+    let lease = store.lease_worker("w", &fresh_lease_id(), 1, 10, 0).await;
+    assert_eq!(lease.unwrap(), LeaseGrant::Empty);
+    store
+        .register_worker(worker_info("g", "gpu", &[]), 0)
+        .await
+        .unwrap();
+    let lease = store.lease_worker("g", &fresh_lease_id(), 1, 10, 0).await;
+    assert_eq!(granted(lease.unwrap()).match_id, "e0");
+}
+
+async fn heartbeat_leases_extends_every_lease_or_none(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD), ("m2", AC)]).await;
+    let ghost = store
+        .heartbeat_leases("ghost", 5, 100, vec![], &[])
+        .await
+        .unwrap();
+    assert_eq!(ghost, None);
+    assert_eq!(store.worker_seen("ghost").await.unwrap(), None);
+    for w in ["w1", "w2"] {
+        store
+            .register_worker(worker_info(w, "", &[]), 0)
+            .await
+            .unwrap();
+    }
+    let mine = granted(store.lease_worker("w1", "l1", 0, 100, 0).await.unwrap());
+    let theirs = granted(store.lease_worker("w2", "l2", 0, 200, 0).await.unwrap());
+    let done = granted(store.lease_worker("w1", "l3", 0, 300, 0).await.unwrap());
+    let accepted = store
+        .complete(
+            "w1",
+            &done.match_id,
+            "l3",
+            seated_record(&done.match_id, AC),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(accepted, CompleteOutcome::Accepted);
+
+    // One lease of another worker's among them: refused, and none extended.
+    let ids = owned(&["l1", "l2"]);
+    let err = store
+        .heartbeat_leases("w1", 50, 1_000, vec![], &ids)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, StoreError::NotLeaseHolder { lease_id, worker }
+            if lease_id == "l2" && worker == "w1"),
+        "{err:?}"
+    );
+    assert_eq!(store.next_expiry().await.unwrap(), Some(100));
+    assert_eq!(
+        store.expire(100, MAX_ATTEMPTS).await.unwrap(),
+        vec![ExpiredLease {
+            match_id: mine.match_id.clone(),
+            worker: "w1".into(),
+            end: AttemptEnd::Requeued,
+        }]
+    );
+
+    // Its own leases only: the current one extended, the rest named lost
+    // (expired, completed, never granted), and the cache recorded.
+    let again = granted(store.lease_worker("w1", "l4", 100, 100, 0).await.unwrap());
+    assert_eq!(again.match_id, mine.match_id);
+    let ids = owned(&["l1", "l4", "l3", "nope"]);
+    let lost = store
+        .heartbeat_leases("w1", 150, 1_000, owned(&["a"]), &ids)
+        .await
+        .unwrap();
+    assert_eq!(lost, Some(owned(&["l1", "l3", "nope"])));
+    assert_eq!(store.worker_seen("w1").await.unwrap(), Some(150));
+    assert_eq!(
+        store.worker("w1").await.unwrap().unwrap().cached,
+        owned(&["a"])
+    );
+    // l2 (w2's, until 200) is now the earliest; l4 runs to 1150.
+    assert_eq!(store.next_expiry().await.unwrap(), Some(200));
+    let expired = store.expire(1_149, MAX_ATTEMPTS).await.unwrap();
+    assert_eq!(requeued(expired), vec![theirs.match_id.clone()]);
+    assert_eq!(store.next_expiry().await.unwrap(), Some(1_150));
+    // A lease already run out is lost, not revived.
+    let lost = store
+        .heartbeat_leases("w1", 1_150, 1_000, vec![], &owned(&["l4"]))
+        .await
+        .unwrap();
+    assert_eq!(lost, Some(owned(&["l4"])));
+    assert_eq!(store.next_expiry().await.unwrap(), Some(1_150));
+}
+
+/// A quarantine window of three, two failures in it quarantine.
+const RULE: Option<QuarantineRule> = Some(QuarantineRule {
+    window: 3,
+    failures: 2,
+});
+
+async fn report_checks_the_seats_before_anything_else(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
+    let lease = lease_as(&store, "w", 0, 100).await.unwrap();
+    let report = |record: MatchRecord, worker: &'static str| {
+        let store = store.clone();
+        let lease_id = lease.lease_id.clone();
+        async move {
+            let match_id = record.match_id.clone();
+            store
+                .report(worker, &match_id, &lease_id, record, None, RULE)
+                .await
+        }
+    };
+    let misfits = [
+        seated_record("m0", &["b", "a"]),
+        seated_record("m0", &["a", "c"]),
+        seated_record("m0", &["a"]),
+        seated_record("m0", &["a", "b", "c"]),
+    ];
+    for misfit in &misfits {
+        // Refused as a misfit even from another worker: the seats come first.
+        for worker in ["w", "other"] {
+            let answer = report(misfit.clone(), worker).await.unwrap();
+            assert_eq!(answer, Reported::WrongSeats, "{misfit:?}");
+        }
+    }
+    // A record for another match is refused before anything is compared.
+    let err = store
+        .report(
+            "w",
+            "m0",
+            &lease.lease_id,
+            seated_record("m1", CD),
+            None,
+            RULE,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, StoreError::MismatchedRecord { .. }),
+        "{err:?}"
+    );
+    // Nothing was written: still w's lease, no result, no ending counted.
+    assert!(store.results("t").await.unwrap().is_empty());
+    assert_eq!(store.next_expiry().await.unwrap(), Some(100));
+    assert_eq!(store.record_lease_end("w", true, 3).await.unwrap(), 1);
+
+    let answer = report(seated_record("m0", AB), "w").await.unwrap();
+    assert_eq!(answer, Reported::Checked(CompleteOutcome::Accepted));
+    // Done, a misfit is still a misfit, and a fitting repeat a duplicate.
+    let answer = report(seated_record("m0", &["b", "a"]), "w").await.unwrap();
+    assert_eq!(answer, Reported::WrongSeats);
+    let answer = report(seated_record("m0", AB), "other").await.unwrap();
+    assert_eq!(answer, Reported::Checked(CompleteOutcome::Duplicate));
+    // No such match: unknown, whatever the seats.
+    let answer = report(seated_record("zz", &["x"]), "w").await.unwrap();
+    assert_eq!(answer, Reported::Checked(CompleteOutcome::Unknown));
+    // Queued, not leased: stale.
+    let answer = report(seated_record("m1", CD), "w").await.unwrap();
+    assert_eq!(answer, Reported::Checked(CompleteOutcome::StaleLease));
+}
+
+async fn report_is_complete_for_the_holder_and_idempotent(store: Store) {
+    with_round(&store, "t", &[("m0", AB)]).await;
+    let lease = lease_as(&store, "w", 0, 100).await.unwrap();
+    let replay = b"moves".to_vec();
+    let err = store
+        .report(
+            "x",
+            "m0",
+            &lease.lease_id,
+            seated_record("m0", AB),
+            None,
+            RULE,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, StoreError::NotLeaseHolder { lease_id, worker }
+            if *lease_id == lease.lease_id && worker == "x"),
+        "{err:?}"
+    );
+    assert!(store.results("t").await.unwrap().is_empty());
+
+    let first = seated_record("m0", AB);
+    let answer = store
+        .report(
+            "w",
+            "m0",
+            &lease.lease_id,
+            first.clone(),
+            Some(replay.clone()),
+            RULE,
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer, Reported::Checked(CompleteOutcome::Accepted));
+    // The worker retries, with other content even: a duplicate, dropped.
+    let mut retry = first.clone();
+    retry.turns = 99;
+    let answer = store
+        .report("w", "m0", &lease.lease_id, retry, Some(vec![1]), RULE)
+        .await
+        .unwrap();
+    assert_eq!(answer, Reported::Checked(CompleteOutcome::Duplicate));
+    assert_eq!(store.results("t").await.unwrap(), vec![first]);
+    assert_eq!(store.replay("m0").await.unwrap(), Some(replay));
+    // The lease ended with the result.
+    assert_eq!(store.next_expiry().await.unwrap(), None);
+    assert!(!store.extend("w", &lease.lease_id, 1, 100).await.unwrap());
+    let status = store.status("t").await.unwrap();
+    assert_eq!((status.done, status.leased), (1, 0));
+}
+
+async fn quarantine_counts_through_report_and_fail_counted(store: Store) {
+    let three: Vec<(String, &[&str])> = (0..3).map(|i| (format!("m{i}"), AB)).collect();
+    let round: Vec<(&str, &[&str])> = three.iter().map(|(m, s)| (m.as_str(), *s)).collect();
+    with_round(&store, "t", &round).await;
+    let fail = |worker: &'static str, lease: &Lease, rule| {
+        let (store, lease) = (store.clone(), lease.clone());
+        async move {
+            store
+                .fail_counted(worker, &lease.match_id, &lease.lease_id, "x", 10, rule)
+                .await
+        }
+    };
+
+    // Window [failed]: one of two.
+    let l = lease_as(&store, "w", 0, 100).await.unwrap();
+    let failed = fail("w", &l, RULE).await.unwrap();
+    let requeued = FailedLease {
+        end: AttemptEnd::Requeued,
+        quarantined: false,
+    };
+    assert_eq!(failed, Some(requeued));
+    // A failure of someone else's lease, or of one no longer current,
+    // ends nothing and counts nothing.
+    let err = fail("v", &l, RULE).await;
+    assert_eq!(err.unwrap(), None);
+    let l = lease_as(&store, "w", 0, 100).await.unwrap();
+    let err = fail("v", &l, RULE).await.unwrap_err();
+    assert!(matches!(err, StoreError::NotLeaseHolder { .. }), "{err:?}");
+    // Window [result, failed]: a result counts, and does not quarantine.
+    let done = store
+        .report(
+            "w",
+            &l.match_id,
+            &l.lease_id,
+            seated_record(&l.match_id, AB),
+            None,
+            RULE,
+        )
+        .await
+        .unwrap();
+    assert_eq!(done, Reported::Checked(CompleteOutcome::Accepted));
+    // A duplicate counts nothing.
+    let again = store
+        .report(
+            "w",
+            &l.match_id,
+            &l.lease_id,
+            seated_record(&l.match_id, AB),
+            None,
+            RULE,
+        )
+        .await
+        .unwrap();
+    assert_eq!(again, Reported::Checked(CompleteOutcome::Duplicate));
+    assert!(!store.is_quarantined("w").await.unwrap());
+    // Window [failed, result, failed]: two, quarantined.
+    let l = lease_as(&store, "w", 0, 100).await.unwrap();
+    let failed = fail("w", &l, RULE).await.unwrap();
+    assert_eq!(
+        failed,
+        Some(FailedLease {
+            end: AttemptEnd::Requeued,
+            quarantined: true,
+        })
+    );
+    assert!(store.is_quarantined("w").await.unwrap());
+    assert_eq!(store.quarantined().await.unwrap(), owned(&["w"]));
+    // v's refused failure above was never counted: its first is its only one.
+    assert_eq!(store.record_lease_end("v", true, 3).await.unwrap(), 1);
+
+    // Released, w starts afresh; without a rule nothing is counted.
+    store.set_quarantined("w", false).await.unwrap();
+    let l = lease_as(&store, "w", 0, 100).await.unwrap();
+    assert_eq!(fail("w", &l, None).await.unwrap(), Some(requeued));
+    let l = lease_as(&store, "w", 0, 100).await.unwrap();
+    let done = store
+        .report(
+            "w",
+            &l.match_id,
+            &l.lease_id,
+            seated_record(&l.match_id, AB),
+            None,
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(done, Reported::Checked(CompleteOutcome::Accepted));
+    assert!(!store.is_quarantined("w").await.unwrap());
+    assert_eq!(store.record_lease_end("w", true, 3).await.unwrap(), 1);
+}
+
 fn hex_sha256(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
@@ -1609,12 +2042,24 @@ async fn redis_writes_only_documented_keys() {
     );
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
 
+    assert_only_documented_keys(&server, 20);
+
+    // The combined report and failure calls, with their quarantine counts,
+    // on a server of their own (their tournament is "t" too).
+    let server = RedisServer::start();
+    quarantine_counts_through_report_and_fail_counted(server.store().await).await;
+    assert_only_documented_keys(&server, 10);
+}
+
+/// Every key in `server` matches a pattern of the key layout, and there are
+/// more than `at_least` of them (so the check saw something).
+fn assert_only_documented_keys(server: &RedisServer, at_least: usize) {
     let mut conn = redis::Client::open(server.url())
         .unwrap()
         .get_connection()
         .unwrap();
     let all: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut conn).unwrap();
-    assert!(all.len() > 20, "{all:?}");
+    assert!(all.len() > at_least, "{all:?}");
     for key in all {
         let documented = keys::PATTERNS
             .iter()

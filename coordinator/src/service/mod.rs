@@ -32,8 +32,8 @@ use crate::report::{self, ResultError};
 use crate::schedule::{self, ScheduleError};
 use crate::standings::{self, Standings, StandingsError};
 use crate::store::{
-    AttemptEnd, CompleteOutcome, DEFAULT_MAX_ATTEMPTS, Entrant, Lease, LeaseGrant, ScheduledMatch,
-    Status, Store, StoreError, TournamentSpec, WorkerInfo,
+    AttemptEnd, CompleteOutcome, DEFAULT_MAX_ATTEMPTS, Entrant, Lease, LeaseGrant, QuarantineRule,
+    Reported, ScheduledMatch, Status, Store, StoreError, TournamentSpec, WorkerInfo,
 };
 use crate::teams::{self, Sides, TeamError};
 
@@ -603,8 +603,14 @@ impl Coordinator {
 
     /// Records a result; the first valid one for a match wins. A result
     /// that does not fit its match (see [`report::check`]) is refused with
-    /// [`CoordinatorError::InvalidResult`] and changes nothing; one for an
-    /// unknown match is left to the store, which answers `Unknown`.
+    /// [`CoordinatorError::InvalidResult`] and changes nothing; one for a
+    /// match that was never scheduled with [`CoordinatorError::UnknownMatch`].
+    ///
+    /// An accepted result costs one store call. What `report::check` needs
+    /// of the pairing is only who sits where, and the store compares that
+    /// itself before it writes ([`Store::report`]); so the rest of the
+    /// check runs here on the record's own seats, and the pairing is read
+    /// only to say what is wrong with a result that does not fit.
     #[tracing::instrument(
         name = "report",
         skip_all,
@@ -621,25 +627,37 @@ impl Coordinator {
         let tournament = match_tournament(&record.match_id)
             .map(str::to_owned)
             .unwrap_or_default();
-        let counted = match self.store.pairing(&record.match_id).await? {
-            Some(pairing) => {
-                // A scheduled match's tournament exists: its spec has the teams.
-                let known = self.known(&tournament).await?;
-                let sides = &known.sides;
-                report::check(&record, &pairing, sides)?;
-                // The metrics count matches by side: a 2v2 one side won is a
-                // win, not a draw of its two seats.
-                sides.collapse(&record).map_err(ResultError::from)?
-            }
-            // Every scheduled match has its pairing stored: a report for
-            // any other id names no match at all.
-            None => return Err(CoordinatorError::UnknownMatch(record.match_id)),
+        let counted = match self.check_own_seats(&tournament, &record).await? {
+            Some(counted) => counted,
+            None => self.check_against_pairing(&tournament, &record).await?,
         };
         let match_id = record.match_id.clone();
-        let outcome = self
+        let reported = self
             .store
-            .complete(worker, &match_id, lease_id, record, replay)
+            .report(
+                worker,
+                &match_id,
+                lease_id,
+                record.clone(),
+                replay,
+                self.quarantine_rule(),
+            )
             .await?;
+        let outcome = match reported {
+            Reported::Checked(CompleteOutcome::Unknown) => {
+                return Err(CoordinatorError::UnknownMatch(match_id));
+            }
+            Reported::Checked(outcome) => outcome,
+            // The record's seats are not the match's: the pairing says how.
+            Reported::WrongSeats => {
+                self.check_against_pairing(&tournament, &record).await?;
+                // Seats and pairing are written together at scheduling.
+                return Err(StoreError::Corrupt(format!(
+                    "match {match_id}: its stored seats and pairing disagree"
+                ))
+                .into());
+            }
+        };
         tracing::Span::current().record(
             "outcome",
             match outcome {
@@ -650,8 +668,8 @@ impl Coordinator {
             },
         );
         if outcome == CompleteOutcome::Accepted {
+            // The store counted the lease as one that ended with a result.
             self.metrics.result_accepted(&counted, duration_s);
-            self.lease_ended(worker, false).await;
             // The result is stored whatever happens next: a failure to
             // schedule now is left to the periodic recovery step, not
             // reported as a failed report (which the worker would retry).
@@ -674,9 +692,73 @@ impl Coordinator {
         Ok(outcome)
     }
 
+    /// [`report::check`] of `record` against a pairing that seats exactly
+    /// the record's own entrants, the seat count taken from the tournament:
+    /// everything but who sits where. `Some(record as the metrics count
+    /// it)` if that passes; `None` if it does not, or the tournament is not
+    /// known, for [`Self::check_against_pairing`] to give the answer.
+    async fn check_own_seats(
+        &self,
+        tournament: &str,
+        record: &MatchRecord,
+    ) -> Result<Option<MatchRecord>> {
+        let known = match self.known(tournament).await {
+            Ok(known) => known,
+            Err(CoordinatorError::UnknownTournament(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if record.seats.len() != known.spec.seats {
+            return Ok(None);
+        }
+        let claimed = crate::model::Pairing {
+            seats: record.seats.iter().map(|s| s.entrant.clone()).collect(),
+            seed: 0,
+        };
+        if report::check(record, &claimed, &known.sides).is_err() {
+            return Ok(None);
+        }
+        // The metrics count matches by side: a 2v2 one side won is a win,
+        // not a draw of its two seats.
+        Ok(known.sides.collapse(record).ok())
+    }
+
+    /// [`report::check`] of `record` against its match's stored pairing,
+    /// as the store has it: the record as the metrics count it, or why it
+    /// is refused.
+    async fn check_against_pairing(
+        &self,
+        tournament: &str,
+        record: &MatchRecord,
+    ) -> Result<MatchRecord> {
+        match self.store.pairing(&record.match_id).await? {
+            Some(pairing) => {
+                // A scheduled match's tournament exists: its spec has the teams.
+                let known = self.known(tournament).await?;
+                let sides = &known.sides;
+                report::check(record, &pairing, sides)?;
+                Ok(sides.collapse(record).map_err(ResultError::from)?)
+            }
+            // Every scheduled match has its pairing stored: a report for
+            // any other id names no match at all.
+            None => Err(CoordinatorError::UnknownMatch(record.match_id.clone())),
+        }
+    }
+
+    /// The quarantine policy as the store counts it; `None` when it can
+    /// never quarantine anyone, and then no lease end is counted.
+    fn quarantine_rule(&self) -> Option<QuarantineRule> {
+        let policy = self.config.quarantine;
+        (policy.failures > 0).then_some(QuarantineRule {
+            window: policy.window,
+            failures: policy.failures,
+        })
+    }
+
     /// An infrastructure failure: the match goes back to the queue, or is
     /// set aside as stuck after [`CoordinatorConfig::max_attempts`] failed
-    /// attempts in a row. `None` if the lease was not current.
+    /// attempts in a row. `None` if the lease was not current. The lease
+    /// is counted against the worker's quarantine window in the same store
+    /// call.
     #[tracing::instrument(name = "fail", skip_all, fields(match_id = %match_id, lease_id = %lease_id))]
     pub async fn fail(
         &self,
@@ -686,21 +768,25 @@ impl Coordinator {
         reason: &str,
     ) -> Result<Option<AttemptEnd>> {
         let reason = bounded_reason(reason);
-        let end = self
+        let failed = self
             .store
-            .fail(
+            .fail_counted(
                 worker,
                 match_id,
                 lease_id,
                 &reason,
                 self.config.max_attempts,
+                self.quarantine_rule(),
             )
             .await?;
-        if let Some(end) = end {
-            self.attempt_ended(match_id, end);
-            self.lease_ended(worker, true).await;
+        let Some(failed) = failed else {
+            return Ok(None);
+        };
+        self.attempt_ended(match_id, failed.end);
+        if failed.quarantined {
+            self.worker_quarantined(worker);
         }
-        Ok(end)
+        Ok(Some(failed.end))
     }
 
     /// Puts a stuck match back in the queue (an organiser's decision, after
@@ -788,21 +874,25 @@ impl Coordinator {
         };
         if quarantine {
             match self.store.set_quarantined(worker, true).await {
-                Ok(()) => {
-                    self.metrics.worker_quarantined();
-                    tracing::warn!(worker, "worker quarantined");
-                    eprintln!(
-                        "arena coordinator: worker {worker} quarantined: {} of its last {} \
-                         leases ended without a result; it gets no new leases until released",
-                        policy.failures, policy.window
-                    );
-                }
+                Ok(()) => self.worker_quarantined(worker),
                 Err(e) => eprintln!(
                     "arena coordinator: quarantining worker {worker}: {}",
                     chain(&e)
                 ),
             }
         }
+    }
+
+    /// Counts and announces a worker the store has just quarantined.
+    fn worker_quarantined(&self, worker: &str) {
+        let policy = self.config.quarantine;
+        self.metrics.worker_quarantined();
+        tracing::warn!(worker, "worker quarantined");
+        eprintln!(
+            "arena coordinator: worker {worker} quarantined: {} of its last {} \
+             leases ended without a result; it gets no new leases until released",
+            policy.failures, policy.window
+        );
     }
 
     /// The recovery step: advances every tournament that is not cancelled,

@@ -12,9 +12,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::error::{Result, StoreError};
 use super::types::{
-    AttemptEnd, AttemptFailure, CompleteOutcome, ExpiredLease, LEASE_EXPIRED,
-    LEASE_PREFERENCE_WINDOW, Lease, MatchInfo, MatchState, ScheduledMatch, Status, TournamentSpec,
-    WorkerInfo,
+    AttemptEnd, AttemptFailure, CompleteOutcome, ExpiredLease, FailedLease, LEASE_EXPIRED,
+    LEASE_PREFERENCE_WINDOW, Lease, MatchInfo, MatchState, QuarantineRule, Reported,
+    ScheduledMatch, Status, TournamentSpec, WorkerInfo,
 };
 use super::{LeaseGrant, check_record, check_submission_hash, expiry};
 use crate::model::{EntrantId, MatchRecord, Pairing, baseline_name};
@@ -354,32 +354,36 @@ impl MemoryStore {
         replay: Option<Vec<u8>>,
     ) -> Result<CompleteOutcome> {
         check_record(match_id, &record)?;
-        let mut guard = self.lock();
-        let state = &mut *guard;
-        let Some(entry) = state.matches.get_mut(match_id) else {
-            return Ok(CompleteOutcome::Unknown);
-        };
-        let expires_at_ms = match &entry.slot {
-            Slot::Done(_) => return Ok(CompleteOutcome::Duplicate),
-            Slot::Leased {
-                lease_id: current,
-                worker: holder,
-                expires_at_ms,
-            } if current == lease_id => {
-                if holder != worker {
-                    return Err(not_holder(lease_id, worker));
-                }
-                *expires_at_ms
+        self.lock()
+            .complete(worker, match_id, lease_id, record, replay)
+    }
+
+    /// See [`Store::report`](crate::store::Store::report): the seat check,
+    /// the completion and the count under one lock.
+    pub async fn report(
+        &self,
+        worker: &str,
+        match_id: &str,
+        lease_id: &str,
+        record: MatchRecord,
+        replay: Option<Vec<u8>>,
+        quarantine: Option<QuarantineRule>,
+    ) -> Result<Reported> {
+        check_record(match_id, &record)?;
+        let mut state = self.lock();
+        if let Some(entry) = state.matches.get(match_id) {
+            let seated = record.seats.iter().map(|s| &s.entrant);
+            if !seated.eq(entry.pairing.seats.iter()) {
+                return Ok(Reported::WrongSeats);
             }
-            _ => return Ok(CompleteOutcome::StaleLease),
-        };
-        entry.slot = Slot::Done(record);
-        state.lease_match.remove(lease_id);
-        state.expiries.remove(&(expires_at_ms, lease_id.to_owned()));
-        if let Some(replay) = replay {
-            state.replays.insert(match_id.to_owned(), replay);
         }
-        Ok(CompleteOutcome::Accepted)
+        let outcome = state.complete(worker, match_id, lease_id, record, replay)?;
+        if outcome == CompleteOutcome::Accepted
+            && let Some(rule) = quarantine
+        {
+            state.record_lease_end(worker, false, rule.window);
+        }
+        Ok(Reported::Checked(outcome))
     }
 
     /// See [`Store::fail`](crate::store::Store::fail).
@@ -391,30 +395,37 @@ impl MemoryStore {
         reason: &str,
         max_attempts: u32,
     ) -> Result<Option<AttemptEnd>> {
-        let mut guard = self.lock();
-        let state = &mut *guard;
-        let expires_at_ms = match state.matches.get(match_id).map(|m| &m.slot) {
-            Some(Slot::Leased {
-                lease_id: current,
-                worker: holder,
-                expires_at_ms,
-            }) if current == lease_id => {
-                if holder != worker {
-                    return Err(not_holder(lease_id, worker));
-                }
-                *expires_at_ms
-            }
-            _ => return Ok(None),
+        self.lock()
+            .fail(worker, match_id, lease_id, reason, max_attempts)
+    }
+
+    /// See [`Store::fail_counted`](crate::store::Store::fail_counted): the
+    /// failure, the count and the quarantine under one lock.
+    pub async fn fail_counted(
+        &self,
+        worker: &str,
+        match_id: &str,
+        lease_id: &str,
+        reason: &str,
+        max_attempts: u32,
+        quarantine: Option<QuarantineRule>,
+    ) -> Result<Option<FailedLease>> {
+        let mut state = self.lock();
+        let Some(end) = state.fail(worker, match_id, lease_id, reason, max_attempts)? else {
+            return Ok(None);
         };
-        state.lease_match.remove(lease_id);
-        state.expiries.remove(&(expires_at_ms, lease_id.to_owned()));
-        let end = state
-            .end_attempt(match_id, reason, max_attempts)
-            .map(|(_, end)| end);
-        if end == Some(AttemptEnd::Requeued) {
-            state.queue.push_front(match_id.to_owned());
-        }
-        Ok(end)
+        let quarantined = match quarantine {
+            Some(rule) => {
+                let failures = state.record_lease_end(worker, true, rule.window);
+                let reached = failures >= rule.failures;
+                if reached {
+                    state.quarantined.insert(worker.to_owned());
+                }
+                reached
+            }
+            None => false,
+        };
+        Ok(Some(FailedLease { end, quarantined }))
     }
 
     /// See [`Store::requeue`](crate::store::Store::requeue).
@@ -643,13 +654,7 @@ impl MemoryStore {
 
     /// See [`Store::record_lease_end`](crate::store::Store::record_lease_end).
     pub async fn record_lease_end(&self, worker: &str, failed: bool, window: u32) -> Result<u32> {
-        let mut state = self.lock();
-        let ends = state.lease_ends.entry(worker.to_owned()).or_default();
-        ends.push_back(failed);
-        while ends.len() > window.max(1) as usize {
-            ends.pop_front();
-        }
-        Ok(ends.iter().filter(|failed| **failed).count() as u32)
+        Ok(self.lock().record_lease_end(worker, failed, window))
     }
 
     /// See [`Store::set_quarantined`](crate::store::Store::set_quarantined).
@@ -776,6 +781,86 @@ impl State {
             attempt: entry.attempt,
             expires_at_ms,
         }))
+    }
+
+    /// [`Store::complete`](crate::store::Store::complete) on the locked
+    /// state, the record already checked against `match_id`.
+    fn complete(
+        &mut self,
+        worker: &str,
+        match_id: &str,
+        lease_id: &str,
+        record: MatchRecord,
+        replay: Option<Vec<u8>>,
+    ) -> Result<CompleteOutcome> {
+        let Some(entry) = self.matches.get_mut(match_id) else {
+            return Ok(CompleteOutcome::Unknown);
+        };
+        let expires_at_ms = match &entry.slot {
+            Slot::Done(_) => return Ok(CompleteOutcome::Duplicate),
+            Slot::Leased {
+                lease_id: current,
+                worker: holder,
+                expires_at_ms,
+            } if current == lease_id => {
+                if holder != worker {
+                    return Err(not_holder(lease_id, worker));
+                }
+                *expires_at_ms
+            }
+            _ => return Ok(CompleteOutcome::StaleLease),
+        };
+        entry.slot = Slot::Done(record);
+        self.lease_match.remove(lease_id);
+        self.expiries.remove(&(expires_at_ms, lease_id.to_owned()));
+        if let Some(replay) = replay {
+            self.replays.insert(match_id.to_owned(), replay);
+        }
+        Ok(CompleteOutcome::Accepted)
+    }
+
+    /// [`Store::fail`](crate::store::Store::fail) on the locked state.
+    fn fail(
+        &mut self,
+        worker: &str,
+        match_id: &str,
+        lease_id: &str,
+        reason: &str,
+        max_attempts: u32,
+    ) -> Result<Option<AttemptEnd>> {
+        let expires_at_ms = match self.matches.get(match_id).map(|m| &m.slot) {
+            Some(Slot::Leased {
+                lease_id: current,
+                worker: holder,
+                expires_at_ms,
+            }) if current == lease_id => {
+                if holder != worker {
+                    return Err(not_holder(lease_id, worker));
+                }
+                *expires_at_ms
+            }
+            _ => return Ok(None),
+        };
+        self.lease_match.remove(lease_id);
+        self.expiries.remove(&(expires_at_ms, lease_id.to_owned()));
+        let end = self
+            .end_attempt(match_id, reason, max_attempts)
+            .map(|(_, end)| end);
+        if end == Some(AttemptEnd::Requeued) {
+            self.queue.push_front(match_id.to_owned());
+        }
+        Ok(end)
+    }
+
+    /// [`Store::record_lease_end`](crate::store::Store::record_lease_end)
+    /// on the locked state.
+    fn record_lease_end(&mut self, worker: &str, failed: bool, window: u32) -> u32 {
+        let ends = self.lease_ends.entry(worker.to_owned()).or_default();
+        ends.push_back(failed);
+        while ends.len() > window.max(1) as usize {
+            ends.pop_front();
+        }
+        ends.iter().filter(|failed| **failed).count() as u32
     }
 
     fn get_tournament(&self, id: &str) -> Result<&Tournament> {

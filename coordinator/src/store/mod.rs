@@ -46,8 +46,8 @@ pub use self::memory::MemoryStore;
 pub use self::redis_store::{RedisStore, SUBMISSION_CHUNK, keys};
 pub use self::types::{
     AttemptEnd, AttemptFailure, CompleteOutcome, DEFAULT_MAX_ATTEMPTS, Entrant, ExpiredLease,
-    LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease, MatchInfo, MatchState, ScheduledMatch, Status,
-    TournamentSpec, WorkerInfo,
+    FailedLease, LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease, MatchInfo, MatchState,
+    QuarantineRule, Reported, ScheduledMatch, Status, TournamentSpec, WorkerInfo,
 };
 use crate::model::{EntrantId, MatchRecord, Pairing};
 
@@ -257,6 +257,48 @@ impl Store {
         max_attempts: u32,
     ) -> Result<Option<AttemptEnd>> {
         dispatch!(self.fail(worker, match_id, lease_id, reason, max_attempts))
+    }
+
+    /// The ReportResult call: [`Store::complete`] in one step with two
+    /// more things. First the record's seats are compared with the match's
+    /// pairing (entrant ids in seat order): a record that seats anyone else
+    /// is [`Reported::WrongSeats`] and changes nothing, before the match's
+    /// state is looked at (an unknown match is still `Checked(Unknown)`).
+    /// Then, if the result is accepted and `quarantine` is given, the lease's
+    /// end is counted for `worker` as [`Store::record_lease_end`] counts a
+    /// lease that ended with a result. The Redis backend does it all in one
+    /// script, so the caller need not read the pairing to check a result
+    /// against it: everything else a result is checked for follows from
+    /// its own seats.
+    pub async fn report(
+        &self,
+        worker: &str,
+        match_id: &str,
+        lease_id: &str,
+        record: MatchRecord,
+        replay: Option<Vec<u8>>,
+        quarantine: Option<QuarantineRule>,
+    ) -> Result<Reported> {
+        dispatch!(self.report(worker, match_id, lease_id, record, replay, quarantine))
+    }
+
+    /// [`Store::fail`], and if it ended the attempt and `quarantine` is
+    /// given, the lease's end counted for `worker` as a failure (as
+    /// [`Store::record_lease_end`] does) and the worker quarantined
+    /// (as [`Store::set_quarantined`]) when that leaves
+    /// `quarantine.failures` or more failures in its window. `None` and no
+    /// change, or [`StoreError::NotLeaseHolder`], exactly as `fail`. The
+    /// Redis backend does it in one script.
+    pub async fn fail_counted(
+        &self,
+        worker: &str,
+        match_id: &str,
+        lease_id: &str,
+        reason: &str,
+        max_attempts: u32,
+        quarantine: Option<QuarantineRule>,
+    ) -> Result<Option<FailedLease>> {
+        dispatch!(self.fail_counted(worker, match_id, lease_id, reason, max_attempts, quarantine))
     }
 
     /// Puts a stuck match back at the front of the queue with the next

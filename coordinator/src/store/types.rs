@@ -105,6 +105,41 @@ pub enum CompleteOutcome {
     Unknown,
 }
 
+/// What [`Store::report`](super::Store::report) came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reported {
+    /// The record seats the match's entrants, in order, and
+    /// [`Store::complete`](super::Store::complete) would have answered this.
+    Checked(CompleteOutcome),
+    /// The record seats other entrants than the match does, or another
+    /// number of them: nothing was written, whatever the match's state.
+    WrongSeats,
+}
+
+/// How the ends of a worker's leases count towards its quarantine: the last
+/// `window` endings are kept, and a failure that leaves `failures` or more
+/// failed ones among them quarantines the worker. A store is given `None`
+/// instead of a rule that can never quarantine anyone (`failures == 0`),
+/// and then keeps no count at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuarantineRule {
+    /// How many of the worker's most recent lease endings are kept.
+    pub window: u32,
+    /// How many failed ones among them quarantine the worker (at least 1).
+    pub failures: u32,
+}
+
+/// What [`Store::fail_counted`](super::Store::fail_counted) did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FailedLease {
+    /// What became of the match.
+    pub end: AttemptEnd,
+    /// Whether this failure brought the worker's recent failures to the
+    /// rule's count, so the worker is now quarantined (it may have been
+    /// already: each such failure says so, as each one is counted).
+    pub quarantined: bool,
+}
+
 /// Counts over one tournament's matches.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Status {

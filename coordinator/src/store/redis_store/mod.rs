@@ -24,8 +24,8 @@ use self::sentinel::SentinelLink;
 use self::sentinel::url::{SentinelUrl, is_sentinel_url};
 use super::error::{Result, StoreError, from_json, to_json};
 use super::types::{
-    AttemptEnd, CompleteOutcome, ExpiredLease, LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease,
-    ScheduledMatch, TournamentSpec, WorkerInfo,
+    AttemptEnd, CompleteOutcome, ExpiredLease, FailedLease, LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW,
+    Lease, QuarantineRule, Reported, ScheduledMatch, TournamentSpec, WorkerInfo,
 };
 use super::{LeaseGrant, check_record, check_submission_hash, expiry};
 use crate::model::{EntrantId, MatchRecord};
@@ -365,10 +365,49 @@ impl RedisStore {
         record: MatchRecord,
         replay: Option<Vec<u8>>,
     ) -> Result<CompleteOutcome> {
+        match self
+            .complete_script(worker, match_id, lease_id, record, replay, None, false)
+            .await?
+        {
+            Reported::Checked(outcome) => Ok(outcome),
+            Reported::WrongSeats => Err(StoreError::Corrupt(
+                "complete script compared seats it was not asked to".into(),
+            )),
+        }
+    }
+
+    /// See [`Store::report`](crate::store::Store::report): `complete.lua`
+    /// with its seat check and lease count, one round trip.
+    pub async fn report(
+        &self,
+        worker: &str,
+        match_id: &str,
+        lease_id: &str,
+        record: MatchRecord,
+        replay: Option<Vec<u8>>,
+        quarantine: Option<QuarantineRule>,
+    ) -> Result<Reported> {
+        self.complete_script(worker, match_id, lease_id, record, replay, quarantine, true)
+            .await
+    }
+
+    /// Runs `complete.lua`; `check_seats` has it compare the record's
+    /// seats with the match's first.
+    #[allow(clippy::too_many_arguments)]
+    async fn complete_script(
+        &self,
+        worker: &str,
+        match_id: &str,
+        lease_id: &str,
+        record: MatchRecord,
+        replay: Option<Vec<u8>>,
+        quarantine: Option<QuarantineRule>,
+        check_seats: bool,
+    ) -> Result<Reported> {
         check_record(match_id, &record)?;
         let json = to_json(&record, format!("record of match {match_id}"))?;
-        let outcome: i64 = SCRIPTS
-            .complete
+        let mut script = SCRIPTS.complete.prepare_invoke();
+        script
             .key(keys::MATCH_TOURNAMENT)
             .key(keys::MATCH_STATE)
             .key(keys::MATCH_LEASE)
@@ -377,20 +416,30 @@ impl RedisStore {
             .key(keys::LEASES)
             .key(keys::RESULTS)
             .key(keys::replay(match_id))
+            .key(keys::MATCH_SEATS)
+            .key(keys::MATCH_PAIRING)
+            .key(keys::lease_ends(worker))
             .arg(match_id)
             .arg(lease_id)
             .arg(json)
             .arg(if replay.is_some() { "1" } else { "0" })
             .arg(replay.unwrap_or_default())
             .arg(worker)
-            .invoke_async(&mut self.conn())
-            .await?;
+            .arg(quarantine_window(quarantine))
+            .arg(if check_seats { "1" } else { "0" });
+        if check_seats {
+            for seat in &record.seats {
+                script.arg(&seat.entrant);
+            }
+        }
+        let outcome: i64 = script.invoke_async(&mut self.conn()).await?;
         match outcome {
-            0 => Ok(CompleteOutcome::Accepted),
-            1 => Ok(CompleteOutcome::Duplicate),
-            2 => Ok(CompleteOutcome::StaleLease),
-            3 => Ok(CompleteOutcome::Unknown),
+            0 => Ok(Reported::Checked(CompleteOutcome::Accepted)),
+            1 => Ok(Reported::Checked(CompleteOutcome::Duplicate)),
+            2 => Ok(Reported::Checked(CompleteOutcome::StaleLease)),
+            3 => Ok(Reported::Checked(CompleteOutcome::Unknown)),
             4 => Err(not_holder(lease_id, worker)),
+            5 if check_seats => Ok(Reported::WrongSeats),
             other => Err(StoreError::Corrupt(format!(
                 "complete script returned {other}"
             ))),
@@ -406,7 +455,24 @@ impl RedisStore {
         reason: &str,
         max_attempts: u32,
     ) -> Result<Option<AttemptEnd>> {
-        let ended: i64 = SCRIPTS
+        let failed = self
+            .fail_counted(worker, match_id, lease_id, reason, max_attempts, None)
+            .await?;
+        Ok(failed.map(|failed| failed.end))
+    }
+
+    /// See [`Store::fail_counted`](crate::store::Store::fail_counted):
+    /// `fail.lua` with its lease count, one round trip.
+    pub async fn fail_counted(
+        &self,
+        worker: &str,
+        match_id: &str,
+        lease_id: &str,
+        reason: &str,
+        max_attempts: u32,
+        quarantine: Option<QuarantineRule>,
+    ) -> Result<Option<FailedLease>> {
+        let (ended, quarantined): (i64, i64) = SCRIPTS
             .fail
             .key(keys::MATCH_STATE)
             .key(keys::MATCH_LEASE)
@@ -419,21 +485,31 @@ impl RedisStore {
             .key(keys::QUEUE)
             .key(keys::MATCH_FAILURES)
             .key(keys::MATCH_STRIKES)
+            .key(keys::lease_ends(worker))
+            .key(keys::QUARANTINED)
             .arg(match_id)
             .arg(lease_id)
             .arg(reason)
             .arg(worker)
             .arg(max_attempts)
+            .arg(quarantine_window(quarantine))
+            .arg(quarantine.map_or(0, |rule| rule.failures))
             .invoke_async(&mut self.conn())
             .await?;
-        match ended {
-            0 => Ok(None),
-            -1 => Err(not_holder(lease_id, worker)),
-            1 => Ok(Some(AttemptEnd::Requeued)),
-            2 => Ok(Some(AttemptEnd::Stuck)),
-            3 => Ok(Some(AttemptEnd::Dropped)),
-            other => Err(StoreError::Corrupt(format!("fail script returned {other}"))),
-        }
+        let end = match ended {
+            0 => return Ok(None),
+            -1 => return Err(not_holder(lease_id, worker)),
+            1 => AttemptEnd::Requeued,
+            2 => AttemptEnd::Stuck,
+            3 => AttemptEnd::Dropped,
+            other => {
+                return Err(StoreError::Corrupt(format!("fail script returned {other}")));
+            }
+        };
+        Ok(Some(FailedLease {
+            end,
+            quarantined: quarantined == 1,
+        }))
     }
 
     /// See [`Store::requeue`](crate::store::Store::requeue).
@@ -659,6 +735,12 @@ fn lease_reply(worker: &str, expires_at_ms: u64, reply: Vec<Option<String>>) -> 
         expires_at_ms,
         match_id,
     })
+}
+
+/// The window a script counts a lease's end in: 0 (no count) without a
+/// rule, and never 0 with one (a window keeps at least one ending).
+fn quarantine_window(rule: Option<QuarantineRule>) -> u32 {
+    rule.map_or(0, |rule| rule.window.max(1))
 }
 
 /// The refusal of a lease call from a worker the lease was not granted to.

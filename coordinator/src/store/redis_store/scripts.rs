@@ -11,7 +11,10 @@
 //! function that ends an attempt, and is prepended to the two scripts that
 //! end attempts (`fail`, `expire`), so both apply the same rules. Likewise
 //! `lua/take.lua` defines the one function that picks and leases a queued
-//! match, prepended to both lease scripts (`lease`, `lease_worker`).
+//! match, prepended to both lease scripts (`lease`, `lease_worker`), and
+//! `lua/count_lease_end.lua` the one function that counts a worker's lease
+//! endings for the quarantine, prepended to `lease_end` and to the two
+//! scripts that count the lease they end (`complete`, `fail`).
 
 use std::sync::LazyLock;
 
@@ -66,13 +69,20 @@ pub(super) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
         include_str!("lua/end_attempt.lua"),
         include_str!("lua/expire.lua")
     )),
-    complete: Script::new(include_str!("lua/complete.lua")),
+    complete: Script::new(concat!(
+        include_str!("lua/count_lease_end.lua"),
+        include_str!("lua/complete.lua")
+    )),
     fail: Script::new(concat!(
         include_str!("lua/end_attempt.lua"),
+        include_str!("lua/count_lease_end.lua"),
         include_str!("lua/fail.lua")
     )),
     heartbeat: Script::new(include_str!("lua/heartbeat.lua")),
     heartbeat_leases: Script::new(include_str!("lua/heartbeat_leases.lua")),
     requeue: Script::new(include_str!("lua/requeue.lua")),
-    lease_end: Script::new(include_str!("lua/lease_end.lua")),
+    lease_end: Script::new(concat!(
+        include_str!("lua/count_lease_end.lua"),
+        include_str!("lua/lease_end.lua")
+    )),
 });
