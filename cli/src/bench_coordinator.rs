@@ -58,7 +58,7 @@ pub fn run(plan: Plan, json: bool) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(plan.workers >= 1, "at least one worker");
     let redis = RedisServer::start()?;
     let runtime = crate::distributed::runtime()?;
-    let figures = runtime.block_on(measure(plan, &redis.url()));
+    let figures = runtime.block_on(measure(plan, &redis));
     // The server and clients stop with the runtime, before Redis does.
     drop(runtime);
     redis.stop()?;
@@ -77,6 +77,8 @@ struct Figures {
     matches: u64,
     /// Seconds from `create_tournament` to every round queued.
     queue_s: f64,
+    /// What queueing them added to Redis's `used_memory`, in bytes.
+    queue_bytes: u64,
     /// Seconds the workers played.
     played_s: f64,
     leases: u64,
@@ -89,6 +91,10 @@ impl Figures {
         self.leases + self.heartbeats + self.reports
     }
 
+    fn bytes_per_10000_queued(&self) -> f64 {
+        self.queue_bytes as f64 * 10_000.0 / self.matches.max(1) as f64
+    }
+
     fn per_second(&self, count: u64) -> f64 {
         count as f64 / self.played_s
     }
@@ -99,6 +105,7 @@ impl Figures {
             "round_robin_matches": self.matches,
             "round_robin_queue_s": self.queue_s,
             "round_robin_queue_matches_per_second": self.matches as f64 / self.queue_s,
+            "redis_bytes_per_10000_queued_matches": self.bytes_per_10000_queued(),
             "workers": plan.workers,
             "connections": plan.connections,
             "duration_s": self.played_s,
@@ -113,8 +120,12 @@ impl Figures {
 
     fn print(&self, plan: Plan) {
         println!(
-            "round robin of {} entrants: {} matches queued in {:.2} s",
-            plan.entrants, self.matches, self.queue_s
+            "round robin of {} entrants: {} matches queued in {:.2} s, {:.1} MiB of Redis \
+             memory per 10,000 queued",
+            plan.entrants,
+            self.matches,
+            self.queue_s,
+            self.bytes_per_10000_queued() / f64::from(1 << 20)
         );
         println!(
             "{} workers over {} connections for {:.1} s: {:.0} ops/s \
@@ -130,7 +141,8 @@ impl Figures {
     }
 }
 
-async fn measure(plan: Plan, redis_url: &str) -> anyhow::Result<Figures> {
+async fn measure(plan: Plan, redis: &RedisServer) -> anyhow::Result<Figures> {
+    let redis_url = &redis.url();
     let store = Store::redis(redis_url)
         .await
         .with_context(|| format!("connecting to {redis_url}"))?;
@@ -138,6 +150,7 @@ async fn measure(plan: Plan, redis_url: &str) -> anyhow::Result<Figures> {
     let coordinator = Coordinator::new(store.clone(), CoordinatorConfig::default());
     let entrants = upload_entrants(&store, plan.entrants).await?;
     let entry = registry::find(registry::DEFAULT_GAME)?;
+    let memory_before = redis.used_memory()?;
     let started = Instant::now();
     let id = coordinator
         .create_tournament(NewTournament {
@@ -158,6 +171,7 @@ async fn measure(plan: Plan, redis_url: &str) -> anyhow::Result<Figures> {
         .await
         .context("creating the round robin")?;
     let queue_s = started.elapsed().as_secs_f64();
+    let queue_bytes = redis.used_memory()?.saturating_sub(memory_before);
     let (status, _) = coordinator.status(&id).await?;
     let matches = status.total as u64;
     anyhow::ensure!(
@@ -197,6 +211,7 @@ async fn measure(plan: Plan, redis_url: &str) -> anyhow::Result<Figures> {
     Ok(Figures {
         matches,
         queue_s,
+        queue_bytes,
         played_s,
         leases,
         heartbeats,
@@ -421,6 +436,35 @@ impl RedisServer {
             );
             std::thread::sleep(Duration::from_millis(5));
         }
+    }
+
+    /// `used_memory` from `INFO memory`, in bytes.
+    fn used_memory(&self) -> anyhow::Result<u64> {
+        let mut stream =
+            TcpStream::connect(("127.0.0.1", self.port)).context("connecting to redis-server")?;
+        stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+        stream.write_all(b"INFO memory\r\n")?;
+        // A bulk string: `$<length>\r\n<text>\r\n`.
+        let mut reply = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let text = loop {
+            let n = stream.read(&mut chunk).context("reading INFO memory")?;
+            anyhow::ensure!(n > 0, "redis-server closed the connection during INFO");
+            reply.extend_from_slice(&chunk[..n]);
+            let as_text = String::from_utf8_lossy(&reply);
+            if let Some((header, body)) = as_text.split_once("\r\n")
+                && let Some(len) = header
+                    .strip_prefix('$')
+                    .and_then(|l| l.parse::<usize>().ok())
+                && body.len() >= len
+            {
+                break body[..len].to_owned();
+            }
+        };
+        text.lines()
+            .find_map(|l| l.strip_prefix("used_memory:"))
+            .and_then(|v| v.trim().parse().ok())
+            .context("no used_memory in INFO memory")
     }
 
     fn ping(&self) -> bool {
