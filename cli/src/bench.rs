@@ -46,6 +46,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             },
             json,
         ),
+        BenchTarget::Pairing { json } => crate::bench_pairing::run(json),
     }
 }
 

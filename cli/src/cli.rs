@@ -416,6 +416,14 @@ pub enum BenchTarget {
         #[arg(long)]
         json: bool,
     },
+    /// Scheduler speed, in memory: one Swiss round for 1 000, 10 000 and
+    /// 100 000 entrants after a few rounds of random results (and four
+    /// seats for 10 000), and a whole 1 000-entrant round robin.
+    Pairing {
+        /// Print the figures as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -563,5 +571,11 @@ mod tests {
             Cli::try_parse_from(["arena", "bench", "coordinator", "--workers", "8", "--json"])
                 .is_ok()
         );
+        assert!(matches!(
+            Cli::try_parse_from(["arena", "bench", "pairing", "--json"]).map(|c| c.command),
+            Ok(Command::Bench(BenchArgs {
+                target: BenchTarget::Pairing { json: true }
+            }))
+        ));
     }
 }

@@ -7,6 +7,7 @@
 
 mod bench;
 mod bench_coordinator;
+mod bench_pairing;
 mod bench_sandbox;
 mod build;
 mod cli;

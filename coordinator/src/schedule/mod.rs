@@ -82,14 +82,15 @@
 //! better seating decides who sits first (ties by a jitter bit); boards are
 //! ordered by the higher-placed entrant.
 //!
-//! Speed: the complete graph has `n²/2` edges, and the blossom algorithm is
-//! O(n³). [`matching::max_weight_perfect_matching`] first solves a sparse
-//! graph — each entrant's ten heaviest edges, its two nearest neighbours in
-//! score order (which alone guarantee a perfect matching) and the ghost's
-//! edges — then checks the resulting duals against every edge of the
-//! complete graph and adds violated ones until none is left; the duals then
-//! prove the sparse optimum optimal for the complete graph. A few such
-//! rounds pair 1000 entrants in well under a second (release build).
+//! Speed: the complete graph has `n²/2` edges, so [`PairingGraph`] is
+//! implicit (an edge's cost is computed from its two vertices when asked)
+//! and the round is solved by `pricing`: the blossom algorithm on a sparse
+//! candidate graph, whose final duals are then checked against every pair
+//! of the complete graph, whole blocks of equal-cost pairs at a time, adding
+//! violated pairs until none is left. The duals then prove the sparse
+//! optimum optimal for the complete graph; see `pricing`'s docs for the
+//! argument. [`swiss_round_complete_graph`] keeps the plain complete-graph
+//! solve as the reference it is tested against.
 //!
 //! **More than two seats**: the field is sorted by score (ties by seeding
 //! order); the `n mod N` entrants with the fewest byes, lowest score first,
@@ -137,6 +138,7 @@
 //! Swiss round share one map, from the round number; see [`swiss_seed`].
 
 pub mod matching;
+mod pricing;
 mod round_robin;
 mod sides;
 mod swiss;
@@ -152,7 +154,7 @@ pub use round_robin::{
 pub use sides::{round_robin_by_side, round_robin_round_count_by_side, swiss_round_by_side};
 pub use swiss::{
     JITTER_RANGE, PairCost, PairingGraph, SCORE_UNIT, SwissStanding, seat_points, swiss_graph,
-    swiss_round, swiss_round_with_baseline, swiss_standings,
+    swiss_round, swiss_round_complete_graph, swiss_round_with_baseline, swiss_standings,
 };
 
 /// Why a schedule could not be made.

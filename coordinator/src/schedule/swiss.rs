@@ -4,9 +4,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::matching::{Weight, max_weight_perfect_matching};
+use super::matching::{Weight, max_weight_matching};
 use super::{
-    JITTER_TAG, ScheduleError, fnv1a, mix_seed, swiss_seed, validate_field, validate_filled_field,
+    JITTER_TAG, ScheduleError, fnv1a, mix_seed, pricing, splitmix64, swiss_seed, validate_field,
+    validate_filled_field,
 };
 use crate::model::{EntrantId, MatchRecord, Pairing, Round, baseline_id};
 
@@ -232,7 +233,8 @@ fn pair_round(
     let seed = swiss_seed(base_seed, round);
     if seats == 2 {
         let graph = pairing_graph(&field, round, base_seed)?;
-        let mut paired = pair_two_seats(&field, &graph, round, base_seed, seed)?;
+        let mate = perfect(pricing::perfect_matching(&graph)?)?;
+        let mut paired = round_from_matching(&field, &graph, &mate, round, base_seed, seed);
         if let Some(baseline) = baseline {
             // The ghost's partner plays the baseline instead of sitting out,
             // in the seat that evens out its balance.
@@ -289,21 +291,48 @@ impl PairCost {
 /// entrant (in score order) plus, for an odd field, a ghost (`None`) whose
 /// partner gets the bye. Exposed so that tests and tools can check or explain
 /// a pairing.
+///
+/// The graph is complete but *implicit*: it keeps what each vertex's edges
+/// are computed from (score, seat balance, last seat, opponents met) and
+/// works out an edge's cost when asked, so a field of 100 000 entrants takes
+/// linear memory, not the 5·10⁹ edges it has.
 #[derive(Clone, Debug)]
 pub struct PairingGraph {
     /// Vertex `v` is `vertices[v]`; `None` is the bye ghost (last, if any).
     pub vertices: Vec<Option<EntrantId>>,
     /// Field index (position in `entrants`) of each real vertex.
     field_index: Vec<usize>,
-    /// Edges `(a, b, cost)`, `a < b`: first every pair of entrants in
-    /// lexicographic order, then the ghost's edges.
-    edges: Vec<(usize, usize, PairCost)>,
     /// Number of real (entrant) vertices.
     real: usize,
-    /// The ghost edge of each vertex, if it is a bye candidate.
-    ghost_edge: Vec<Option<usize>>,
+    /// Vertex of each entrant, for [`Self::vertex_of`].
+    index: HashMap<EntrantId, usize>,
+    /// What each real vertex's edge costs depend on, besides whom it met.
+    traits: Vec<Traits>,
+    /// FNV-1a of each real vertex's entrant id, for the jitter.
+    hashes: Vec<u64>,
+    /// Opponents each real vertex has met, `(vertex, games)` sorted by vertex.
+    met: Vec<Vec<(usize, u32)>>,
+    /// The ghost edge's cost of each real vertex that is a bye candidate.
+    ghost_cost: Vec<Option<PairCost>>,
+    /// The field's smallest score step, in [`SCORE_UNIT`]s.
+    step: u64,
+    /// `mix_seed` of the jitter's fixed parts, so an edge needs two mixes.
+    jitter_prefix: u64,
     multipliers: [Weight; 5],
     top: Weight,
+}
+
+/// The part of a vertex its edge costs depend on apart from the opponents
+/// it met and its id: two vertices with equal traits cost the same against
+/// any third up to rematches and jitter. `schedule::pricing` groups vertices
+/// into classes by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(super) struct Traits {
+    /// Points, in [`SCORE_UNIT`]s.
+    points: i64,
+    /// Games in seat 0 minus games in seat 1.
+    balance: i64,
+    last_seat: Option<usize>,
 }
 
 impl PairingGraph {
@@ -315,13 +344,14 @@ impl PairingGraph {
         if a == b || b > n {
             return None;
         }
-        let k = if b == n {
-            self.ghost_edge.get(a).copied().flatten()?
-        } else {
-            // Rank of (a, b) among the pairs of 0..n in lexicographic order.
-            a * (2 * n - a - 1) / 2 + (b - a - 1)
-        };
-        self.edges.get(k).map(|e| e.2)
+        if b == n {
+            return self.ghost_cost.get(a).copied().flatten();
+        }
+        Some(PairCost {
+            rematches: self.met_count(a, b),
+            jitter: self.jitter(a, b),
+            ..self.class_cost(&self.traits[a], &self.traits[b])
+        })
     }
 
     /// The weight the matching maximises for that edge: `top - Σ tier·mult`.
@@ -331,14 +361,12 @@ impl PairingGraph {
 
     /// The vertex of an entrant.
     pub fn vertex_of(&self, entrant: &str) -> Option<usize> {
-        self.vertices
-            .iter()
-            .position(|v| v.as_deref() == Some(entrant))
+        self.index.get(entrant).copied()
     }
 
     /// The ghost vertex, when the field is odd.
     pub fn ghost(&self) -> Option<usize> {
-        self.vertices.iter().position(Option::is_none)
+        (self.vertices.len() > self.real).then_some(self.real)
     }
 
     /// The vertex pairs of a scheduled two-seat round (the bye as a pair with
@@ -368,6 +396,61 @@ impl PairingGraph {
         pairs.iter().try_fold(PairCost::default(), |acc, &(a, b)| {
             Some(acc.plus(self.cost(a, b)?))
         })
+    }
+
+    /// Every edge with its weight, `a < b`: the complete graph, for the
+    /// exact reference solve (quadratic; small fields only).
+    pub fn all_edges(&self) -> Vec<(usize, usize, Weight)> {
+        let v = self.vertices.len();
+        (0..v)
+            .flat_map(|a| (a + 1..v).map(move |b| (a, b)))
+            .filter_map(|(a, b)| Some((a, b, self.weight(a, b)?)))
+            .collect()
+    }
+
+    /// Number of real (entrant) vertices; the ghost, if any, is vertex `real`.
+    pub(super) fn real(&self) -> usize {
+        self.real
+    }
+
+    pub(super) fn traits(&self, v: usize) -> &Traits {
+        &self.traits[v]
+    }
+
+    /// The weight of an edge between vertices of traits `x` and `y` with no
+    /// rematch and no jitter: an upper bound on every such edge's weight,
+    /// and its exact weight less its jitter when the two never met.
+    pub(super) fn class_weight(&self, x: &Traits, y: &Traits) -> Weight {
+        self.top - self.flatten(self.class_cost(x, y))
+    }
+
+    /// Games real vertices `a` and `b` have played together.
+    pub(super) fn met_count(&self, a: usize, b: usize) -> u32 {
+        let list = &self.met[a];
+        list.binary_search_by_key(&b, |&(v, _)| v)
+            .map_or(0, |k| list[k].1)
+    }
+
+    /// The jitter of the edge between real vertices `a` and `b` (its weight
+    /// in the lowest tier, whose multiplier is 1).
+    pub(super) fn jitter(&self, a: usize, b: usize) -> u64 {
+        let (ha, hb) = (self.hashes[a], self.hashes[b]);
+        let h = splitmix64(splitmix64(self.jitter_prefix ^ ha.min(hb)) ^ ha.max(hb));
+        h % JITTER_RANGE
+    }
+
+    /// The weight one rematch takes off an edge.
+    pub(super) fn rematch_multiplier(&self) -> Weight {
+        self.multipliers[0]
+    }
+
+    fn class_cost(&self, x: &Traits, y: &Traits) -> PairCost {
+        let gap = x.points.abs_diff(y.points) / self.step;
+        PairCost {
+            score_gap: gap.saturating_mul(gap),
+            seat: seating_cost(x, y).min(seating_cost(y, x)),
+            ..PairCost::default()
+        }
     }
 
     fn flatten(&self, c: PairCost) -> Weight {
@@ -404,12 +487,20 @@ fn balance(s: &SwissStanding) -> i64 {
     i64::from(s.seat_counts[0]) - i64::from(s.seat_counts[1])
 }
 
+fn traits_of(s: &SwissStanding) -> Traits {
+    Traits {
+        points: s.points,
+        balance: balance(s),
+        last_seat: s.last_seat,
+    }
+}
+
 /// Seat cost of `first` taking seat 0 and `second` seat 1.
-fn seating_cost(first: &SwissStanding, second: &SwissStanding) -> u64 {
-    let b0 = balance(first) + 1;
-    let b1 = balance(second) - 1;
+fn seating_cost(first: &Traits, second: &Traits) -> u64 {
+    let b0 = first.balance + 1;
+    let b1 = second.balance - 1;
     let repeats = u64::from(first.last_seat == Some(0)) + u64::from(second.last_seat == Some(1));
-    4 * ((b0 * b0) as u64 + (b1 * b1) as u64) + repeats
+    4 * (b0.unsigned_abs().pow(2) + b1.unsigned_abs().pow(2)) + repeats
 }
 
 fn jitter(base_seed: u64, round: u32, a: &str, b: &str) -> u64 {
@@ -430,6 +521,20 @@ fn pairing_graph(field: &Field, round: u32, base_seed: u64) -> Result<PairingGra
     if odd {
         vertices.push(None);
     }
+    let mut vertex_of_field = vec![0; n];
+    for (v, &i) in order.iter().enumerate() {
+        vertex_of_field[i] = v;
+    }
+    let traits: Vec<Traits> = order.iter().map(|&i| traits_of(&st[i])).collect();
+    let mut met: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
+    for (&(a, b), &games) in &field.met {
+        let (va, vb) = (vertex_of_field[a], vertex_of_field[b]);
+        met[va].push((vb, games));
+        met[vb].push((va, games));
+    }
+    for list in &mut met {
+        list.sort_unstable();
+    }
     // The smallest score step in play, so squared gaps stay small.
     let step = order
         .iter()
@@ -437,55 +542,58 @@ fn pairing_graph(field: &Field, round: u32, base_seed: u64) -> Result<PairingGra
             gcd(g, st[i].points.unsigned_abs())
         })
         .max(1);
-    let mut edges = Vec::with_capacity(n * (n - 1) / 2 + n);
-    for a in 0..n {
-        let sa = &st[order[a]];
-        for b in a + 1..n {
-            let sb = &st[order[b]];
-            let gap = u128::from(sa.points.abs_diff(sb.points) / step);
-            let score_gap = u64::try_from(gap * gap).map_err(|_| ScheduleError::WeightOverflow)?;
-            edges.push((
-                a,
-                b,
-                PairCost {
-                    rematches: field.met(order[a], order[b]),
-                    bye_rank: 0,
-                    score_gap,
-                    seat: seating_cost(sa, sb).min(seating_cost(sb, sa)),
-                    jitter: jitter(base_seed, round, &sa.entrant, &sb.entrant) % JITTER_RANGE,
-                },
-            ));
-        }
-    }
+    let mut ghost_cost = vec![None; n];
+    let mut bye_candidates = 0usize;
     if odd {
         // Bye candidates: fewest byes so far; lowest score first, and among
         // equal scores the latest in seeding order.
         let fewest = st.iter().map(|s| s.byes).min().unwrap_or(0);
         let mut candidates: Vec<usize> = (0..n).filter(|&v| st[order[v]].byes == fewest).collect();
         candidates.sort_by_key(|&v| (st[order[v]].points, std::cmp::Reverse(order[v])));
+        bye_candidates = candidates.len();
         for (rank, &v) in candidates.iter().enumerate() {
-            let b = balance(&st[order[v]]);
-            edges.push((
-                v,
-                n,
-                PairCost {
-                    rematches: 0,
-                    bye_rank: u32::try_from(rank).map_err(|_| ScheduleError::WeightOverflow)?,
-                    score_gap: 0,
-                    seat: 4 * (b * b) as u64,
-                    jitter: 0,
-                },
-            ));
+            let b = traits[v].balance.unsigned_abs();
+            ghost_cost[v] = Some(PairCost {
+                rematches: 0,
+                bye_rank: u32::try_from(rank).map_err(|_| ScheduleError::WeightOverflow)?,
+                score_gap: 0,
+                seat: 4 * b.pow(2),
+                jitter: 0,
+            });
         }
     }
+    // Tier maxima, or bounds on them: the multipliers only have to dominate
+    // what the tiers below can add up to, so a bound is as good as the
+    // maximum and is what keeps this linear in the field.
+    let distinct: Vec<Traits> = {
+        let mut t = traits.clone();
+        t.sort_unstable();
+        t.dedup();
+        t
+    };
+    let max_jitter = Weight::from(JITTER_RANGE - 1);
+    let mut max_seat = ghost_cost
+        .iter()
+        .flatten()
+        .map(|c| Weight::from(c.seat))
+        .max()
+        .unwrap_or(0);
+    for (k, x) in distinct.iter().enumerate() {
+        for y in &distinct[k..] {
+            let seat = seating_cost(x, y).min(seating_cost(y, x));
+            max_seat = max_seat.max(Weight::from(seat));
+        }
+    }
+    let (lo, hi) = (
+        distinct.first().map_or(0, |t| t.points),
+        distinct.iter().map(|t| t.points).max().unwrap_or(0),
+    );
+    let max_gap = Weight::from(hi.abs_diff(lo) / step).pow(2);
+    let max_bye = Weight::try_from(bye_candidates.saturating_sub(1))
+        .map_err(|_| ScheduleError::WeightOverflow)?;
+    let max_rematch = Weight::from(field.met.values().copied().max().unwrap_or(0));
     let pairs_in_matching =
         Weight::try_from(vertices.len() / 2).map_err(|_| ScheduleError::WeightOverflow)?;
-    let max_of = |f: fn(&PairCost) -> Weight| edges.iter().map(|e| f(&e.2)).max().unwrap_or(0);
-    let max_jitter = max_of(|c| Weight::from(c.jitter));
-    let max_seat = max_of(|c| Weight::from(c.seat));
-    let max_gap = max_of(|c| Weight::from(c.score_gap));
-    let max_bye = max_of(|c| Weight::from(c.bye_rank));
-    let max_rematch = max_of(|c| Weight::from(c.rematches));
     let overflow = || ScheduleError::WeightOverflow;
     // Each multiplier exceeds everything the lower tiers can add up to over
     // a whole matching. (Only one ghost edge is ever in a matching.)
@@ -502,37 +610,37 @@ fn pairing_graph(field: &Field, round: u32, base_seed: u64) -> Result<PairingGra
     // matching's total well inside i128 as well.
     top.checked_mul(pairs_in_matching.max(1) * 4)
         .ok_or_else(overflow)?;
-    let mut ghost_edge = vec![None; n];
-    for (k, &(a, b, _)) in edges.iter().enumerate() {
-        if b == n {
-            ghost_edge[a] = Some(k);
-        }
-    }
+    let index = order
+        .iter()
+        .enumerate()
+        .map(|(v, &i)| (st[i].entrant.clone(), v))
+        .collect();
     Ok(PairingGraph {
         vertices,
-        field_index: order,
-        edges,
+        field_index: order.clone(),
+        index,
+        hashes: order.iter().map(|&i| fnv1a(&st[i].entrant)).collect(),
+        traits,
+        met,
+        ghost_cost,
+        step,
+        jitter_prefix: mix_seed(base_seed, &[JITTER_TAG, u64::from(round)]),
         real: n,
-        ghost_edge,
         multipliers: [m_rematch, m_bye, m_score, m_seat, m_j],
         top,
     })
 }
 
-fn pair_two_seats(
+/// Turns a perfect matching of `graph` (`mate[v]`, the ghost included) into
+/// the round: boards in score order, the better seating first.
+fn round_from_matching(
     field: &Field,
     graph: &PairingGraph,
+    mate: &[usize],
     round: u32,
     base_seed: u64,
     seed: u64,
-) -> Result<Round, ScheduleError> {
-    let mate = max_weight_perfect_matching(
-        graph.vertices.len(),
-        |a, b| graph.weight(a, b),
-        &candidates(graph),
-    )
-    .map_err(|e| ScheduleError::Internal(e.to_string()))?
-    .ok_or_else(|| ScheduleError::Internal("no perfect matching".into()))?;
+) -> Round {
     let ghost = graph.ghost();
     let mut boards = Vec::new();
     let mut byes = Vec::new();
@@ -553,7 +661,8 @@ fn pair_two_seats(
         .into_iter()
         .map(|(a, b)| {
             let (x, y) = (&st[graph.field_index[a]], &st[graph.field_index[b]]);
-            let (xy, yx) = (seating_cost(x, y), seating_cost(y, x));
+            let (tx, ty) = (&graph.traits[a], &graph.traits[b]);
+            let (xy, yx) = (seating_cost(tx, ty), seating_cost(ty, tx));
             let x_first = if xy != yx {
                 xy < yx
             } else {
@@ -567,35 +676,38 @@ fn pair_two_seats(
             Pairing { seats, seed }
         })
         .collect();
-    Ok(Round { pairings, byes })
+    Round { pairings, byes }
 }
 
-/// Candidate edges for the matching (see `max_weight_perfect_matching`):
-/// each entrant's neighbours one and two places away in score order (enough
-/// for a perfect matching whoever gets the bye), its few heaviest edges, and
-/// every ghost edge. Pricing adds whatever else the optimum needs.
-fn candidates(graph: &PairingGraph) -> Vec<(usize, usize)> {
-    const HEAVIEST: usize = 10;
-    let n = graph.real;
-    let mut out = Vec::with_capacity(n * (HEAVIEST + 3));
-    let mut row: Vec<(Weight, usize)> = Vec::with_capacity(n);
-    for a in 0..n {
-        for b in (a + 1..n).take(2) {
-            out.push((a, b));
-        }
-        row.clear();
-        row.extend((0..n).filter_map(|b| Some((graph.weight(a, b)?, b))));
-        if row.len() > HEAVIEST {
-            // Heaviest first; ties by vertex, to stay deterministic.
-            row.select_nth_unstable_by(HEAVIEST, |x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
-            row.truncate(HEAVIEST);
-        }
-        out.extend(row.iter().map(|&(_, b)| (a, b)));
-        if graph.ghost_edge[a].is_some() {
-            out.push((a, n));
-        }
-    }
-    out
+/// The mates of a perfect matching as plain vertices, or an internal error:
+/// every schedule graph has a perfect matching (the ghost makes the vertex
+/// count even, and neighbours in score order are always joined).
+fn perfect(mate: Vec<Option<usize>>) -> Result<Vec<usize>, ScheduleError> {
+    mate.into_iter()
+        .collect::<Option<Vec<usize>>>()
+        .ok_or_else(|| ScheduleError::Internal("no perfect matching".into()))
+}
+
+/// [`swiss_round`] for two seats solved the slow, obvious way: the blossom
+/// algorithm on the complete graph (quadratic memory, cubic time). Kept as
+/// the reference the scalable pairing is tested against; use it only for
+/// small fields.
+pub fn swiss_round_complete_graph(
+    round: u32,
+    entrants: &[EntrantId],
+    history: &[MatchRecord],
+    base_seed: u64,
+) -> Result<Round, ScheduleError> {
+    validate_field(entrants, 2)?;
+    let field = build_field(round, entrants, history, 2);
+    let graph = pairing_graph(&field, round, base_seed)?;
+    let mate = max_weight_matching(graph.vertices.len(), &graph.all_edges(), true)
+        .map_err(|e| ScheduleError::Internal(e.to_string()))?;
+    let mate = perfect(mate)?;
+    let seed = swiss_seed(base_seed, round);
+    Ok(round_from_matching(
+        &field, &graph, &mate, round, base_seed, seed,
+    ))
 }
 
 /// Groups of `seats` (> 2) by score, with repeat-avoiding swaps between
