@@ -46,7 +46,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             },
             json,
         ),
-        BenchTarget::Pairing { json } => crate::bench_pairing::run(json),
+        BenchTarget::Pairing { json, max_entrants } => {
+            crate::bench_pairing::run(json, max_entrants)
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use arena_coordinator::model::{EntrantId, MatchRecord, Round, SeatResult};
+use arena_coordinator::model::{EntrantId, MatchRecord, Pairing, Round, SeatResult};
 use arena_coordinator::schedule::{
     default_games_per_pairing, round_robin, splitmix64, swiss_round,
 };
@@ -38,7 +38,7 @@ impl Figure {
     }
 }
 
-pub fn run(json: bool) -> anyhow::Result<ExitCode> {
+pub fn run(json: bool, max_entrants: usize) -> anyhow::Result<ExitCode> {
     let mut figures = Vec::new();
     for (key, label, entrants, seats, history_rounds, reps) in [
         (
@@ -55,7 +55,7 @@ pub fn run(json: bool) -> anyhow::Result<ExitCode> {
             10_000,
             2,
             HISTORY_ROUNDS,
-            5,
+            3,
         ),
         (
             "swiss_first_round_10000_entrants_ms",
@@ -63,7 +63,7 @@ pub fn run(json: bool) -> anyhow::Result<ExitCode> {
             10_000,
             2,
             0,
-            5,
+            3,
         ),
         (
             "swiss_round_4_seats_10000_entrants_ms",
@@ -71,7 +71,7 @@ pub fn run(json: bool) -> anyhow::Result<ExitCode> {
             10_000,
             4,
             HISTORY_ROUNDS,
-            5,
+            3,
         ),
         (
             "swiss_round_100000_entrants_ms",
@@ -82,6 +82,12 @@ pub fn run(json: bool) -> anyhow::Result<ExitCode> {
             2,
         ),
     ] {
+        if entrants > max_entrants {
+            if !json {
+                println!("{label:<50} skipped (over --max-entrants {max_entrants})");
+            }
+            continue;
+        }
         let runs =
             time_swiss(entrants, seats, history_rounds, reps).with_context(|| label.to_string())?;
         figures.push(Figure { key, label, runs });
@@ -127,8 +133,9 @@ fn entrant_ids(n: usize) -> Vec<EntrantId> {
     (0..n).map(|i| format!("bot-{i:06}")).collect()
 }
 
-/// Plays `history_rounds` rounds of seeded random results (untimed), then
-/// times pairing the next round `reps` times.
+/// Plays `history_rounds` rounds of seeded random pairings and results
+/// (untimed; random pairings, so building the history costs nothing next to
+/// the round measured), then times pairing the next round `reps` times.
 fn time_swiss(
     n: usize,
     seats: usize,
@@ -139,7 +146,7 @@ fn time_swiss(
     let mut history = Vec::new();
     let mut rng = splitmix64(n as u64 ^ BASE_SEED);
     for r in 0..history_rounds {
-        let round = swiss_round(r, &entrants, &history, seats, BASE_SEED)?;
+        let round = random_round(&entrants, seats, &mut rng);
         history.extend(random_results(r, &round, &mut rng));
     }
     let mut runs = Vec::with_capacity(reps);
@@ -150,6 +157,26 @@ fn time_swiss(
         std::hint::black_box(round);
     }
     Ok(runs)
+}
+
+/// The entrants shuffled and cut into groups of `seats` (a short last group
+/// sits out).
+fn random_round(entrants: &[EntrantId], seats: usize, rng: &mut u64) -> Round {
+    let mut order: Vec<&EntrantId> = entrants.iter().collect();
+    for i in (1..order.len()).rev() {
+        *rng = splitmix64(*rng);
+        order.swap(i, (*rng % (i as u64 + 1)) as usize);
+    }
+    Round {
+        pairings: order
+            .chunks_exact(seats.max(1))
+            .map(|group| Pairing {
+                seats: group.iter().map(|e| (*e).clone()).collect(),
+                seed: 0,
+            })
+            .collect(),
+        ..Round::default()
+    }
 }
 
 /// Each seat's rank drawn uniformly from `0..seats` (ties allowed, so a

@@ -420,6 +420,10 @@ pub enum BenchTarget {
     /// 100 000 entrants after a few rounds of random results (and four
     /// seats for 10 000), and a whole 1 000-entrant round robin.
     Pairing {
+        /// Skip the fields larger than this (the 100,000-entrant round takes
+        /// minutes; `--max-entrants 100000` includes it).
+        #[arg(long, default_value_t = 10_000)]
+        max_entrants: usize,
         /// Print the figures as one JSON object.
         #[arg(long)]
         json: bool,
@@ -574,7 +578,10 @@ mod tests {
         assert!(matches!(
             Cli::try_parse_from(["arena", "bench", "pairing", "--json"]).map(|c| c.command),
             Ok(Command::Bench(BenchArgs {
-                target: BenchTarget::Pairing { json: true }
+                target: BenchTarget::Pairing {
+                    json: true,
+                    max_entrants: 10_000
+                }
             }))
         ));
     }
