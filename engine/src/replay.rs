@@ -286,7 +286,7 @@ impl<G: Game> AnyReplay for Replay<G> {
         let mut lines = vec![serde_json::json!({
             "game": self.game,
             "seed": self.seed,
-            "initial": self.initial,
+            "initial": self.initial.dump_state(),
         })];
         self.simulate(|turn, state| {
             let forfeits: Vec<_> = self
@@ -304,7 +304,7 @@ impl<G: Game> AnyReplay for Replay<G> {
                 "actions": record.actions,
                 "faults": record.faults,
                 "forfeits": forfeits,
-                "state": state,
+                "state": state.dump_state(),
             }));
         })?;
         lines.push(serde_json::json!({ "result": self.result }));
