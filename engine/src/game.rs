@@ -173,6 +173,16 @@ pub trait Game:
         serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
     }
 
+    /// One seat's applied action as `arena replay dump` prints it (`None`:
+    /// the seat was not due); the serialised action unless the game says
+    /// otherwise.
+    fn dump_action(action: Option<&Self::Action>) -> serde_json::Value
+    where
+        Self: Sized,
+    {
+        serde_json::to_value(action).unwrap_or(serde_json::Value::Null)
+    }
+
     /// Appends the reply line the in-engine baseline `name` gives `seat`
     /// now, computed from that seat's own view only; `false` when the game
     /// has no such baseline. The line goes through [`Game::parse_action`]

@@ -301,7 +301,11 @@ impl<G: Game> AnyReplay for Replay<G> {
             let record = &self.turns[turn];
             lines.push(serde_json::json!({
                 "turn": turn + 1,
-                "actions": record.actions,
+                "actions": record
+                    .actions
+                    .iter()
+                    .map(|a| G::dump_action(a.as_ref()))
+                    .collect::<Vec<_>>(),
                 "faults": record.faults,
                 "forfeits": forfeits,
                 "state": state.dump_state(),

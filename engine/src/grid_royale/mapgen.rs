@@ -9,6 +9,10 @@
 //! its domain cell, so the symmetry is exact by construction. The side must
 //! be even: then no cell is its own image and the bases are distinct.
 //!
+//! Seat 0's base is drawn in the top-left quarter-side corner of the final
+//! zone (with the defaults, one of its four corner cells), so bases are
+//! inside the zone for good and at least half its side apart.
+//!
 //! Ore comes in deposits: a few square-ish peaks per domain that fall off
 //! linearly with Chebyshev distance, over a sparse low background. Bases
 //! hold no ore (a base is for banking, not mining).
@@ -61,9 +65,10 @@ pub fn generate(seed: u64, params: &Params) -> Result<Layout, StateError> {
     let mut rng = SplitMix64::new(seed);
     let domain = draw_domain(&mut rng, domain_w, domain_h);
 
-    // Seat 0's base: the top-left quadrant of the final zone.
+    // Seat 0's base: near the top-left corner of the final zone (within a
+    // quarter of its side), so the bases, its turned copies, stay well apart.
     let zone = params.final_zone();
-    let span = (params.min_zone / 2).max(1) as u64;
+    let span = (params.min_zone / 4).max(1) as u64;
     let base0 = Cell {
         x: zone.x0 + rng.below(span) as usize,
         y: zone.y0 + rng.below(span) as usize,

@@ -245,6 +245,10 @@ impl Game for GridRoyale {
         protocol::state_value(self)
     }
 
+    fn dump_action(action: Option<&Action>) -> serde_json::Value {
+        Action::dump(action)
+    }
+
     fn invariant_violation(&self) -> Option<String> {
         self.check().err().map(|e| e.to_string())
     }

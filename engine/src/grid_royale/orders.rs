@@ -80,14 +80,59 @@ pub struct Orders {
     pub spawn: bool,
 }
 
-/// A seat's action: `None` is a no-action turn (JSON `null`).
+/// A seat's action: `None` is a no-action turn.
+///
+/// In a replay file a no-action turn is the word `"none"`, because `null`
+/// already means "not due" there; `arena replay dump` prints it as `null`
+/// (see [`Action::dump`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
+#[serde(from = "Wire", into = "Wire")]
 pub struct Action(pub Option<Orders>);
+
+/// How an [`Action`] is written in a replay.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+enum Wire {
+    NoAction(NoAction),
+    Orders(Orders),
+}
+
+#[derive(Clone, Copy, Serialize, Deserialize)]
+enum NoAction {
+    #[serde(rename = "none")]
+    None,
+}
+
+impl From<Wire> for Action {
+    fn from(wire: Wire) -> Action {
+        match wire {
+            Wire::NoAction(NoAction::None) => Action(None),
+            Wire::Orders(orders) => Action(Some(orders)),
+        }
+    }
+}
+
+impl From<Action> for Wire {
+    fn from(action: Action) -> Wire {
+        match action.0 {
+            None => Wire::NoAction(NoAction::None),
+            Some(orders) => Wire::Orders(orders),
+        }
+    }
+}
 
 impl Action {
     /// Every unit stays and nothing spawns.
     pub const NONE: Action = Action(None);
+
+    /// The dump's form: the batch as the reply would write it, `null` for a
+    /// no-action turn or a seat that was not asked.
+    pub fn dump(action: Option<&Action>) -> serde_json::Value {
+        match action.and_then(|a| a.0.as_ref()) {
+            Some(orders) => serde_json::to_value(orders).unwrap_or(serde_json::Value::Null),
+            None => serde_json::Value::Null,
+        }
+    }
 }
 
 /// Why a batch was refused as a whole.

@@ -6,6 +6,7 @@
 //! the same [`parse_reply`].
 
 use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
 
 use super::orders::{Dir, Illegal, Order, Orders};
 use super::params::Zone;
@@ -133,38 +134,52 @@ pub fn state_value(game: &GridRoyale) -> serde_json::Value {
     serde_json::to_value(observation(game, None, None)).unwrap_or(serde_json::Value::Null)
 }
 
-/// The reply's shape, before the words and ids are checked.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawReply {
-    #[serde(default)]
-    orders: Vec<RawOrder>,
-    #[serde(default)]
-    spawn: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawOrder {
-    unit: u64,
-    #[serde(rename = "do")]
-    word: String,
-}
-
 /// Reads one reply line of `seat` (without its newline) into a batch that is
-/// legal now, or says why the whole batch is refused.
+/// legal now, or says why the whole batch is refused. The shape is checked by
+/// hand rather than by serde's derive, which would also take arrays for
+/// objects: a reply is an object with `orders` and `spawn` at most, and each
+/// order an object with exactly `unit` and `do`.
 pub fn parse_reply(game: &GridRoyale, seat: usize, line: &[u8]) -> Result<Orders, Illegal> {
-    let raw: RawReply = serde_json::from_slice(line).map_err(|e| Illegal::Syntax(e.to_string()))?;
-    let mut orders = Vec::with_capacity(raw.orders.len());
-    for o in raw.orders {
-        let dir = Dir::from_word(&o.word).ok_or(Illegal::UnknownDo(o.word))?;
-        let unit = u32::try_from(o.unit).map_err(|_| Illegal::NotYours(o.unit))?;
+    let syntax = |what: &str| Illegal::Syntax(what.to_owned());
+    let value: Value = serde_json::from_slice(line).map_err(|e| Illegal::Syntax(e.to_string()))?;
+    let Value::Object(reply) = value else {
+        return Err(syntax("the reply is not a JSON object"));
+    };
+    if let Some(key) = reply
+        .keys()
+        .find(|k| !["orders", "spawn"].contains(&k.as_str()))
+    {
+        return Err(Illegal::Syntax(format!("unknown key {key:?}")));
+    }
+    let spawn = match reply.get("spawn") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(syntax("spawn is not true or false")),
+    };
+    let items = match reply.get("orders") {
+        None => &[][..],
+        Some(Value::Array(items)) => &items[..],
+        Some(_) => return Err(syntax("orders is not an array")),
+    };
+    let mut orders = Vec::with_capacity(items.len());
+    for item in items {
+        let Some(order) = item.as_object().filter(|o| o.len() == 2) else {
+            return Err(syntax("an order is not an object of unit and do"));
+        };
+        let (Some(unit), Some(word)) = (order.get("unit"), order.get("do")) else {
+            return Err(syntax("an order is not an object of unit and do"));
+        };
+        let Some(unit) = unit.as_u64() else {
+            return Err(syntax("unit is not a non-negative integer"));
+        };
+        let Some(word) = word.as_str() else {
+            return Err(syntax("do is not a string"));
+        };
+        let dir = Dir::from_word(word).ok_or_else(|| Illegal::UnknownDo(word.to_owned()))?;
+        let unit = u32::try_from(unit).map_err(|_| Illegal::NotYours(unit))?;
         orders.push(Order { unit, dir });
     }
-    let orders = Orders {
-        orders,
-        spawn: raw.spawn,
-    };
+    let orders = Orders { orders, spawn };
     game.check_orders(seat, &orders)?;
     Ok(orders)
 }
