@@ -50,7 +50,7 @@ pub fn generate(seed: u64, params: &Params) -> Result<Layout, StateError> {
     if !SEAT_COUNTS.contains(&params.seats) {
         return Err(StateError::Params("maps are drawn for 2 or 4 seats"));
     }
-    if params.side % 2 != 0 || params.side < 4 {
+    if !params.side.is_multiple_of(2) || params.side < 4 {
         return Err(StateError::Params(
             "a drawn map needs an even side of 4 or more",
         ));

@@ -77,7 +77,7 @@ impl Params {
         }
         // The zone loses one ring (2 cells of side) at a time, so only a
         // floor of the side's parity is ever reached exactly.
-        if (self.side - self.min_zone) % 2 != 0 {
+        if !(self.side - self.min_zone).is_multiple_of(2) {
             return Err(bad("side - min_zone must be even"));
         }
         for (value, what) in [

@@ -50,11 +50,11 @@ impl GridRoyale {
         self.scratch.orders.clear();
         self.scratch.orders.resize(n, None);
         let mut spawns = [false; MAX_SEATS];
-        for seat in 0..self.params.seats {
+        for (seat, spawn) in spawns.iter_mut().enumerate().take(self.params.seats) {
             if let Some(Some(Action(Some(orders)))) = actions.get(seat)
                 && self.install(seat, orders)
             {
-                spawns[seat] = orders.spawn;
+                *spawn = orders.spawn;
             }
         }
         self.move_phase();
@@ -244,8 +244,8 @@ impl GridRoyale {
     /// costs nothing. Seats spawn in seat order, so ids grow by seat.
     fn spawn_phase(&mut self, turn: u32, spawns: &[bool; MAX_SEATS]) {
         let cost = u64::from(self.params.spawn_cost);
-        for seat in 0..self.params.seats {
-            if !spawns[seat] || self.banks[seat] < cost {
+        for (seat, &spawn) in spawns.iter().enumerate().take(self.params.seats) {
+            if !spawn || self.banks[seat] < cost {
                 continue;
             }
             let base = self.bases[seat];

@@ -432,7 +432,7 @@ fn matches_are_deterministic() {
                         .filter(|u| u.owner == seat)
                         .map(|u| (u.id, Dir::ALL[((u.id + turn) % 5) as usize]))
                         .collect();
-                    batch(&orders, turn % 7 == 0)
+                    batch(&orders, turn.is_multiple_of(7))
                 })
                 .collect();
             g.step(&actions);
