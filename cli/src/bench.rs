@@ -10,6 +10,7 @@ use arena_engine::generals_classic::mapgen::MapOptions;
 use arena_engine::generals_classic::{
     self, GeneralsClassic, GeneralsClassicMulti, Mode, Params as ClassicParams,
 };
+use arena_engine::grid_royale::{self, GridRoyale};
 use arena_engine::registry::{self, GameEntry};
 use arena_engine::rng::SplitMix64;
 use arena_engine::{Game, Rules, Session};
@@ -204,6 +205,9 @@ fn engine(game: &str, budget: Duration, json: bool) -> anyhow::Result<ExitCode> 
     if entry.name == generals_classic::ENTRY.name {
         return classic_engine(budget, json);
     }
+    if entry.name == grid_royale::ENTRY.name {
+        return grid_royale_engine(budget, json);
+    }
     if entry.name != arena_engine::generals::ENTRY.name {
         return fallback_engine(entry, budget, json);
     }
@@ -281,6 +285,113 @@ fn fallback_engine(entry: &GameEntry, budget: Duration, json: bool) -> anyhow::R
         println!(
             "{}: the same with due seats' frames rendered:    {rendered:.0}",
             entry.name
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Units per player in the grid-royale benchmark (the default cap).
+const GRID_UNITS: usize = 50;
+
+/// The 4-seat grid-royale start the benchmark plays from: the seed's map
+/// with 50 units a player, seat 0's on a lattice in its quadrant and the
+/// others' its rotations (so no two share a cell).
+fn grid_royale_start(seed: u64) -> anyhow::Result<GridRoyale> {
+    let params = grid_royale::Params {
+        max_turns: grid_royale::params::MAX_TURNS_LIMIT,
+        ..grid_royale::Params::standard(4)
+    };
+    let mut layout = grid_royale::mapgen::generate(seed, &params)?;
+    let base = layout.bases[0];
+    let lattice = (0..8)
+        .flat_map(|y| {
+            (0..8).map(move |x| grid_royale::Cell {
+                x: 1 + 2 * x,
+                y: 1 + 2 * y,
+            })
+        })
+        .filter(|c| *c != base)
+        .take(GRID_UNITS - 1);
+    for cell in lattice {
+        for seat in 0..4 {
+            let c = grid_royale::mapgen::rotate(&params, cell, seat);
+            layout.units.push(grid_royale::Placed {
+                owner: seat,
+                x: c.x,
+                y: c.y,
+                cargo: 500,
+            });
+        }
+    }
+    Ok(GridRoyale::new(params, layout)?)
+}
+
+/// 4-seat grid-royale turns with 50 units a player, each unit ordered every
+/// turn (a random move half the time, else STAY) and every seat asking for
+/// a spawn. Collisions thin the field out, so a game goes back to its start
+/// whenever a player is down to 45 units. Only the steps are timed; the
+/// orders are drawn outside the clock. Turns per second.
+fn grid_royale_throughput(budget: Duration) -> anyhow::Result<f64> {
+    use grid_royale::{Action, Dir, Order, Orders};
+    let starts = (0..8)
+        .map(grid_royale_start)
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut rng = SplitMix64::new(0x6a1d);
+    let mut game = starts[0].clone();
+    let mut next = 0;
+    let mut actions: Vec<Option<Action>> = vec![None; 4];
+    let mut turns: u64 = 0;
+    let mut stepping = Duration::ZERO;
+    while stepping < budget {
+        for _ in 0..256 {
+            if game.is_over() || (0..4).any(|s| game.units_of(s) < GRID_UNITS - 5) {
+                next = (next + 1) % starts.len();
+                game.clone_from(&starts[next]);
+            }
+            for (seat, action) in actions.iter_mut().enumerate() {
+                let orders = game
+                    .units()
+                    .iter()
+                    .filter(|u| u.owner == seat)
+                    .map(|u| {
+                        let roll = rng.below(8) as usize;
+                        let dir = if roll < 4 {
+                            Dir::ALL[1 + roll]
+                        } else {
+                            Dir::Stay
+                        };
+                        Order { unit: u.id, dir }
+                    })
+                    .collect();
+                *action = Some(Action(Some(Orders {
+                    orders,
+                    spawn: true,
+                })));
+            }
+            let started = Instant::now();
+            game.step(&actions);
+            stepping += started.elapsed();
+            turns += 1;
+        }
+    }
+    Ok(turns as f64 / stepping.as_secs_f64())
+}
+
+fn grid_royale_engine(budget: Duration, json: bool) -> anyhow::Result<ExitCode> {
+    let crowded = grid_royale_throughput(budget)?;
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "game": grid_royale::ENTRY.name,
+                "seats": 4,
+                "units_per_player": GRID_UNITS,
+                "turns_per_s": crowded,
+            })
+        );
+    } else {
+        println!(
+            "grid-royale: 4-seat turns/s, {GRID_UNITS} units a player, every unit ordered: {crowded:.0}"
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -503,6 +503,14 @@ fn games_lists_every_registered_game_with_its_limits() {
         .map(|g| g["name"].as_str().unwrap())
         .collect();
     assert!(names.contains(&"generals") && names.contains(&"generals-ffa"));
+    let grid = games
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["name"] == "grid-royale")
+        .unwrap();
+    assert_eq!(grid["seats"], serde_json::json!([2, 4]));
+    assert_eq!(grid["limits"]["move_ms"], 2000);
     let generals = &games[0];
     assert_eq!(generals["seats"], serde_json::json!([2]));
     assert_eq!(generals["limits"]["move_ms"], 150);
@@ -933,4 +941,97 @@ fn a_run_stopped_by_sigterm_removes_its_temp_dir_and_cgroups() {
 #[test]
 fn a_run_stopped_by_sigint_removes_its_temp_dir_and_cgroups() {
     a_signalled_run_cleans_up("INT", 2);
+}
+
+/// Lines of `arena replay dump` on `replay`.
+fn dump_lines(replay: &Path) -> Vec<serde_json::Value> {
+    let dump = arena()
+        .args(["replay", "dump"])
+        .arg(replay)
+        .output()
+        .unwrap();
+    assert!(
+        dump.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    String::from_utf8_lossy(&dump.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn grid_royale_plays_two_and_four_starters_replays_dumps_and_benches() {
+    let dir = tempfile::tempdir().unwrap();
+    for seats in [2, 4] {
+        let replay = dir.path().join(format!("grid-{seats}.json"));
+        let mut cmd = arena();
+        cmd.args(["play", "--game", "grid-royale"]);
+        for _ in 0..seats {
+            cmd.arg(bot("grid-royale-python"));
+        }
+        let out = cmd
+            .args(["--no-sandbox", "--rules", "max_turns=40", "--seed", "8"])
+            .args(["--json", "--replay"])
+            .arg(&replay)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(result["game"], "grid-royale");
+        assert_eq!(result["reason"], "turn_limit", "{result}");
+        assert_eq!(result["turns"], 40);
+        let mut ranks: Vec<u64> = result["placements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_u64().unwrap())
+            .collect();
+        ranks.sort_unstable();
+        assert_eq!(
+            ranks,
+            (0..seats as u64).collect::<Vec<_>>(),
+            "a strict order"
+        );
+        let banked: u64 = result["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                assert_eq!(p["forfeit"], serde_json::Value::Null, "{p}");
+                assert_eq!(p["faults"]["illegal"], 0, "{p}");
+                p["stats"]["bank"].as_u64().unwrap()
+            })
+            .sum();
+        assert!(banked > 0, "the starters bank ore: {result}");
+
+        assert_eq!(verify(&replay).status.code(), Some(0));
+        let lines = dump_lines(&replay);
+        assert_eq!(lines.len(), 40 + 2);
+        assert_eq!(lines[0]["initial"]["turn"], 1);
+        assert!(lines[0]["initial"].get("you").is_none());
+        assert_eq!(lines[1]["actions"].as_array().unwrap().len(), seats);
+        assert!(lines[1]["actions"][0]["orders"].is_array(), "{}", lines[1]);
+        assert_eq!(lines[40]["state"]["turn"], 41);
+        assert!(lines[41].get("result").is_some());
+    }
+
+    let out = arena()
+        .args(["bench", "engine", "--game", "grid-royale"])
+        .args(["--seconds", "0.1", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let figures: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(figures["units_per_player"], 50);
+    assert!(figures["turns_per_s"].as_f64().unwrap() > 0.0);
 }

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::verdict::FaultKind;
+
 /// A player's position in a match, counted from 0.
 pub type Seat = usize;
 
@@ -140,6 +142,15 @@ pub trait Game:
     /// for text that is not an action; legality is the step's business.
     fn parse_action(&self, seat: Seat, line: &[u8]) -> Result<Self::Action, Malformed>;
 
+    /// The fault to record for a reply that parsed into `action` but that
+    /// the rules refuse as a whole (the action then stands as the seat's
+    /// no-action turn). Most games have none: their illegal actions are
+    /// silent passes, decided in the step.
+    fn reply_fault(&self, seat: Seat, action: &Self::Action) -> Option<FaultKind> {
+        let _ = (seat, action);
+        None
+    }
+
     /// What a due seat does when it sent nothing usable.
     fn fallback_action(&self, seat: Seat) -> Self::Action;
 
@@ -155,6 +166,22 @@ pub trait Game:
 
     /// The outcome, once the game is over.
     fn outcome(&self) -> Option<&Outcome>;
+
+    /// The state as `arena replay dump` prints it: the serialised state
+    /// unless the game publishes a friendlier projection (its observation).
+    fn dump_state(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// One seat's applied action as `arena replay dump` prints it (`None`:
+    /// the seat was not due); the serialised action unless the game says
+    /// otherwise.
+    fn dump_action(action: Option<&Self::Action>) -> serde_json::Value
+    where
+        Self: Sized,
+    {
+        serde_json::to_value(action).unwrap_or(serde_json::Value::Null)
+    }
 
     /// Appends the reply line the in-engine baseline `name` gives `seat`
     /// now, computed from that seat's own view only; `false` when the game

@@ -13,7 +13,8 @@
 //! Games, one module each: [`generals`] (the Generals Competition ruleset),
 //! [`generals_classic`] (classic generals.io: 1v1 on the same engine under
 //! another ruleset, plus its 2v2 and free-for-all formats) and [`generals_ffa`] (four-player free-for-all with plans
-//! and a captain).
+//! and a captain) and [`grid_royale`] (2 or 4 players harvesting ore on a
+//! shrinking grid).
 //!
 //! Nothing here touches files, clocks, threads or the network, and iteration
 //! never depends on hash order: the same inputs give the same bytes.
@@ -22,6 +23,7 @@ pub mod game;
 pub mod generals;
 pub mod generals_classic;
 pub mod generals_ffa;
+pub mod grid_royale;
 pub mod registry;
 pub mod replay;
 pub mod rng;

@@ -286,7 +286,7 @@ impl<G: Game> AnyReplay for Replay<G> {
         let mut lines = vec![serde_json::json!({
             "game": self.game,
             "seed": self.seed,
-            "initial": self.initial,
+            "initial": self.initial.dump_state(),
         })];
         self.simulate(|turn, state| {
             let forfeits: Vec<_> = self
@@ -301,10 +301,14 @@ impl<G: Game> AnyReplay for Replay<G> {
             let record = &self.turns[turn];
             lines.push(serde_json::json!({
                 "turn": turn + 1,
-                "actions": record.actions,
+                "actions": record
+                    .actions
+                    .iter()
+                    .map(|a| G::dump_action(a.as_ref()))
+                    .collect::<Vec<_>>(),
                 "faults": record.faults,
                 "forfeits": forfeits,
-                "state": state,
+                "state": state.dump_state(),
             }));
         })?;
         lines.push(serde_json::json!({ "result": self.result }));

@@ -26,7 +26,9 @@ pub trait Match: Send {
     fn write_baseline_reply(&self, name: &str, seat: Seat, out: &mut Vec<u8>) -> bool;
     /// Parses `line` as `seat`'s action for the next step. On `Err` nothing
     /// is held: the caller decides the fault and calls [`Match::offer_fallback`].
-    fn offer(&mut self, seat: Seat, line: &[u8]) -> Result<(), Malformed>;
+    /// `Ok(Some(kind))`: the reply is held but the rules refused it as a
+    /// whole (see [`Game::reply_fault`]); the fault is already recorded.
+    fn offer(&mut self, seat: Seat, line: &[u8]) -> Result<Option<FaultKind>, Malformed>;
     /// Holds `seat`'s fallback action for the next step, noting the fault
     /// that replaced its reply, if any.
     fn offer_fallback(&mut self, seat: Seat, fault: Option<FaultKind>);
@@ -113,14 +115,15 @@ impl<G: Game> Match for Session<G> {
         self.game.write_baseline_reply(name, seat, out)
     }
 
-    fn offer(&mut self, seat: Seat, line: &[u8]) -> Result<(), Malformed> {
+    fn offer(&mut self, seat: Seat, line: &[u8]) -> Result<Option<FaultKind>, Malformed> {
         let action = self.game.parse_action(seat, line)?;
+        let refused = self.game.reply_fault(seat, &action);
         if let (Some(slot), Some(fault)) = (self.held.get_mut(seat), self.held_faults.get_mut(seat))
         {
             *slot = Some(action);
-            *fault = None;
+            *fault = refused;
         }
-        Ok(())
+        Ok(refused)
     }
 
     fn offer_fallback(&mut self, seat: Seat, fault: Option<FaultKind>) {

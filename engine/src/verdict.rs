@@ -54,6 +54,10 @@ pub enum FaultKind {
     Timeout,
     /// A line that is not an action, an over-long line, or a line nobody asked for.
     Malformed,
+    /// A reply the game's rules refuse as a whole and replace with a no-action
+    /// turn (see [`crate::Game::reply_fault`]). It is recorded and counted, but
+    /// it never spends the fault budget: the seat is still answering in time.
+    Illegal,
 }
 
 impl FaultKind {
@@ -61,6 +65,7 @@ impl FaultKind {
         match self {
             FaultKind::Timeout => "timeout",
             FaultKind::Malformed => "malformed",
+            FaultKind::Illegal => "illegal",
         }
     }
 }
@@ -70,9 +75,15 @@ impl FaultKind {
 pub struct FaultCounts {
     pub timeout: u32,
     pub malformed: u32,
+    /// Replies the rules refused as a whole; absent in reports written
+    /// before games had such replies.
+    #[serde(default)]
+    pub illegal: u32,
 }
 
 impl FaultCounts {
+    /// The faults that spend the fault budget: timeouts and malformed lines.
+    /// Illegal replies are left out on purpose (see [`FaultKind::Illegal`]).
     pub fn total(&self) -> u32 {
         self.timeout + self.malformed
     }
@@ -81,6 +92,7 @@ impl FaultCounts {
         match kind {
             FaultKind::Timeout => self.timeout += 1,
             FaultKind::Malformed => self.malformed += 1,
+            FaultKind::Illegal => self.illegal += 1,
         }
     }
 }
@@ -101,5 +113,20 @@ mod tests {
             serde_json::to_value(FaultKind::Timeout).unwrap(),
             FaultKind::Timeout.as_str()
         );
+        assert_eq!(
+            serde_json::to_value(FaultKind::Illegal).unwrap(),
+            FaultKind::Illegal.as_str()
+        );
+    }
+
+    #[test]
+    fn illegal_replies_never_spend_the_budget() {
+        let mut counts = FaultCounts::default();
+        counts.add(FaultKind::Illegal);
+        counts.add(FaultKind::Illegal);
+        counts.add(FaultKind::Timeout);
+        assert_eq!((counts.illegal, counts.total()), (2, 1));
+        let old: FaultCounts = serde_json::from_str(r#"{"timeout":1,"malformed":2}"#).unwrap();
+        assert_eq!(old.illegal, 0);
     }
 }

@@ -792,7 +792,17 @@ impl Job {
                 moves: p.moves,
                 latency_p50_ms: p.latency_ms.p50,
                 latency_p99_ms: p.latency_ms.p99,
-                stats: p.stats.clone().into_iter().collect(),
+                // The wire has no field for refused replies; they travel
+                // with the game's counters so standings can still show them.
+                stats: p
+                    .stats
+                    .clone()
+                    .into_iter()
+                    .chain(
+                        (p.faults.illegal > 0)
+                            .then(|| ("illegal_replies".to_owned(), u64::from(p.faults.illegal))),
+                    )
+                    .collect(),
             })
             .collect();
         let request = ReportResultRequest {

@@ -82,6 +82,9 @@ impl WorkerMetrics {
             self.faults
                 .with_label_values(&["malformed"])
                 .inc_by(u64::from(player.faults.malformed));
+            self.faults
+                .with_label_values(&["illegal"])
+                .inc_by(u64::from(player.faults.illegal));
         }
         for seat in &output.move_latencies_ns {
             for &ns in seat {

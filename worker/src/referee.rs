@@ -439,7 +439,13 @@ impl Referee<'_> {
             self.seats[s].faults.malformed += stray;
             match self.seats[s].answer.take() {
                 Some(Answer::Reply(line)) => match self.game.offer(s, &line) {
-                    Ok(()) => self.seats[s].moves += 1,
+                    Ok(refused) => {
+                        self.seats[s].moves += 1;
+                        // The game holds its no-action turn; only the count is ours.
+                        if let Some(kind) = refused {
+                            self.seats[s].faults.add(kind);
+                        }
+                    }
                     Err(_) => self.fault(s, FaultKind::Malformed),
                 },
                 Some(Answer::Fault(kind)) => self.fault(s, kind),

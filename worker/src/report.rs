@@ -96,6 +96,9 @@ mod tests {
         let json = serde_json::to_value(Forfeit::BuildFailed).unwrap();
         assert_eq!(json, "build_failed");
         let faults = serde_json::to_value(FaultCounts::default()).unwrap();
-        assert_eq!(faults, serde_json::json!({"timeout": 0, "malformed": 0}));
+        assert_eq!(
+            faults,
+            serde_json::json!({"timeout": 0, "malformed": 0, "illegal": 0})
+        );
     }
 }
