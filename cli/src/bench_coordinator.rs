@@ -79,6 +79,8 @@ struct Figures {
     queue_s: f64,
     /// What queueing them added to Redis's `used_memory`, in bytes.
     queue_bytes: u64,
+    /// CPU seconds redis-server spent while the workers played.
+    redis_cpu_s: f64,
     /// Seconds the workers played.
     played_s: f64,
     leases: u64,
@@ -115,6 +117,8 @@ impl Figures {
             "heartbeat_ops_per_second": self.per_second(self.heartbeats),
             "result_ops_per_second": self.per_second(self.reports),
             "matches_played": self.reports,
+            "redis_cpu_s": self.redis_cpu_s,
+            "ops_per_redis_cpu_second": self.ops() as f64 / self.redis_cpu_s.max(1e-9),
         })
     }
 
@@ -137,6 +141,11 @@ impl Figures {
             self.per_second(self.leases),
             self.per_second(self.heartbeats),
             self.per_second(self.reports),
+        );
+        println!(
+            "redis-server used {:.2} CPU s meanwhile: {:.0} ops per Redis CPU second",
+            self.redis_cpu_s,
+            self.ops() as f64 / self.redis_cpu_s.max(1e-9)
         );
     }
 }
@@ -201,7 +210,9 @@ async fn measure(plan: Plan, redis: &RedisServer) -> anyhow::Result<Figures> {
             let _ = stopped.await;
         },
     ));
+    let redis_cpu_before = redis.cpu_seconds()?;
     let played = play(plan, addr).await;
+    let redis_cpu_s = redis.cpu_seconds()? - redis_cpu_before;
     let _ = stop.send(());
     serving
         .await
@@ -212,6 +223,7 @@ async fn measure(plan: Plan, redis: &RedisServer) -> anyhow::Result<Figures> {
         matches,
         queue_s,
         queue_bytes,
+        redis_cpu_s,
         played_s,
         leases,
         heartbeats,
@@ -436,6 +448,34 @@ impl RedisServer {
             );
             std::thread::sleep(Duration::from_millis(5));
         }
+    }
+
+    /// User plus system CPU time redis-server has used so far, in seconds
+    /// (`/proc/PID/stat`, fields 14 and 15, in clock ticks).
+    fn cpu_seconds(&self) -> anyhow::Result<f64> {
+        let pid = self
+            .child
+            .as_ref()
+            .context("redis-server is not running")?
+            .id();
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .with_context(|| format!("reading /proc/{pid}/stat"))?;
+        // The command name (field 2) is parenthesised and may hold spaces.
+        let after_name = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest)
+            .context("an unexpected /proc/PID/stat")?;
+        let fields: Vec<&str> = after_name.split_whitespace().collect();
+        let ticks = |i: usize| -> anyhow::Result<f64> {
+            fields
+                .get(i)
+                .and_then(|f| f.parse::<f64>().ok())
+                .context("an unexpected /proc/PID/stat")
+        };
+        // /proc counts in USER_HZ, which Linux fixes at 100 for userspace.
+        const TICKS_PER_SECOND: f64 = 100.0;
+        // Fields 14 and 15 of the line are the 12th and 13th after the name.
+        Ok((ticks(11)? + ticks(12)?) / TICKS_PER_SECOND)
     }
 
     /// `used_memory` from `INFO memory`, in bytes.

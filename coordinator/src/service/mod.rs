@@ -209,6 +209,8 @@ pub enum CoordinatorError {
     NotStuck(String),
     #[error("reading the kernel's randomness for a lease id")]
     Entropy(#[source] getrandom::Error),
+    #[error("the scheduling task failed")]
+    SchedulingTask(#[source] tokio::task::JoinError),
 }
 
 type Result<T> = std::result::Result<T, CoordinatorError>;
@@ -430,7 +432,7 @@ impl Coordinator {
             return Ok(());
         }
         let ids = entrant_ids(&spec);
-        let sides = &known.sides;
+        let sides = known.sides.clone();
         let baseline = fill_baseline(registry::find(&spec.game)?);
         match spec.format {
             Format::RoundRobin {
@@ -442,14 +444,18 @@ impl Coordinator {
                 // the scheduling short) are skipped, the rest queued.
                 let total = Self::rounds_total(&spec)?;
                 if scheduled < total {
-                    let rounds = schedule::round_robin_by_side(
-                        &ids,
-                        sides,
-                        cycles,
-                        games_per_pairing,
-                        spec.base_seed,
-                        baseline,
-                    )?;
+                    let base_seed = spec.base_seed;
+                    let rounds = off_the_runtime(move || {
+                        schedule::round_robin_by_side(
+                            &ids,
+                            &sides,
+                            cycles,
+                            games_per_pairing,
+                            base_seed,
+                            baseline,
+                        )
+                    })
+                    .await??;
                     let count = rounds.len();
                     for (index, round) in rounds.into_iter().enumerate().skip(scheduled as usize) {
                         self.schedule(id, index as u32, round).await?;
@@ -468,14 +474,13 @@ impl Coordinator {
                     return Ok(());
                 }
                 let history = self.store.results(id).await?;
-                let round = schedule::swiss_round_by_side(
-                    scheduled,
-                    &ids,
-                    &history,
-                    sides,
-                    spec.base_seed,
-                    baseline,
-                )?;
+                let base_seed = spec.base_seed;
+                let round = off_the_runtime(move || {
+                    schedule::swiss_round_by_side(
+                        scheduled, &ids, &history, &sides, base_seed, baseline,
+                    )
+                })
+                .await??;
                 self.schedule(id, scheduled, round).await?;
                 let span = tracing::Span::current();
                 span.record("round", scheduled);
@@ -1067,6 +1072,17 @@ fn resolve_teams(entry: &GameEntry, new: &NewTournament) -> Result<Vec<u32>> {
 
 /// The baseline that fills seats the field leaves empty: the game's first,
 /// or `None` for a game without baselines (whose fields must fill every seat).
+/// Runs a pure scheduling computation on tokio's blocking pool: pairing a
+/// large Swiss field or laying out a large round robin takes long enough to
+/// stall every lease, heartbeat and report an async thread would serve.
+async fn off_the_runtime<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(CoordinatorError::SchedulingTask)
+}
+
 fn fill_baseline(entry: &GameEntry) -> Option<&'static str> {
     entry.baselines.first().copied()
 }
