@@ -99,11 +99,8 @@ pub struct ChildSetup<'a> {
     /// `cgroup.procs` of every hierarchy of the leaf, open for writing.
     pub procs_fds: &'a [RawFd],
     pub rootfs: &'a [Step],
-    /// Host path of the new root and of the old root's parking place in it.
+    /// Host path of the new root.
     pub new_root: &'a CStr,
-    pub old_root_in_new: &'a CStr,
-    /// The old root's path once inside the new root.
-    pub old_root: &'a CStr,
     pub hostname: &'a [u8],
     pub rlimits: &'a [(u32, u64)],
     pub cap_last_cap: u32,
@@ -199,20 +196,19 @@ fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
         for step in s.rootfs {
             run_step(step)?;
         }
+        // pivot_root(".", ".") stacks the old root on the new one, so the
+        // (read-only, shared) new root needs no directory to park it in;
+        // detaching the top of "." then leaves only the new root.
+        check(libc::chdir(s.new_root.as_ptr()) as _, Stage::PivotRoot)?;
         check(
-            libc::syscall(
-                libc::SYS_pivot_root,
-                s.new_root.as_ptr(),
-                s.old_root_in_new.as_ptr(),
-            ),
+            libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()),
             Stage::PivotRoot,
         )?;
-        check(libc::chdir(c"/".as_ptr()) as _, Stage::PivotRoot)?;
         check(
-            libc::umount2(s.old_root.as_ptr(), libc::MNT_DETACH) as _,
+            libc::umount2(c".".as_ptr(), libc::MNT_DETACH) as _,
             Stage::DetachOldRoot,
         )?;
-        check(libc::rmdir(s.old_root.as_ptr()) as _, Stage::DetachOldRoot)?;
+        check(libc::chdir(c"/".as_ptr()) as _, Stage::DetachOldRoot)?;
         check(
             libc::mount(
                 std::ptr::null(),
@@ -331,8 +327,38 @@ fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
     }
 }
 
+/// Builds the root every spawn shares ([`crate::rootfs::plan_template`]) in
+/// a mount namespace of the calling thread's own, whose mounts are seen by
+/// nobody else; each child clones a copy of it. Host mounts still reach it
+/// (a slave of the host's), none of its own go back.
+///
 /// # Safety
-/// Called only from [`confine_and_exec`]; the step's strings are valid.
+/// Moves the calling thread (only) into a new mount namespace: call it on
+/// the sandbox's spawner thread, which exists for this.
+pub(crate) unsafe fn prepare_template(steps: &[Step]) -> Result<(), Failure> {
+    // SAFETY: system calls on NUL-terminated strings the caller keeps alive.
+    unsafe {
+        check(libc::unshare(libc::CLONE_NEWNS) as _, Stage::PrivateMounts)?;
+        check(
+            libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_SLAVE,
+                std::ptr::null(),
+            ) as _,
+            Stage::PrivateMounts,
+        )?;
+        for step in steps {
+            run_step(step)?;
+        }
+        Ok(())
+    }
+}
+
+/// # Safety
+/// Called only from [`confine_and_exec`] and [`prepare_template`]; the
+/// step's strings are valid.
 unsafe fn run_step(step: &Step) -> Result<(), Failure> {
     let opt = |s: &Option<std::ffi::CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
     // SAFETY: see the caller.

@@ -4,7 +4,8 @@
 //! The root is a small tmpfs holding: the runtime environment's paths bound
 //! read-only at their host locations, the program's directory at a fixed path
 //! (read-only, or writable for builds), a private size-capped `/tmp`, a
-//! minimal `/dev`, and a `/proc` of the process's own pid namespace. There is
+//! minimal read-only `/dev` with a private `/dev/shm`, and a `/proc` of the
+//! process's own pid namespace. There is
 //! no `/sys`. Nothing is mounted in the host's namespace, so nothing can leak.
 
 use std::collections::BTreeSet;
@@ -74,74 +75,124 @@ pub enum RootfsError {
     },
 }
 
-/// Builds the steps that assemble the root at `root` (a host directory that
-/// the child mounts a tmpfs on).
+/// Builds the steps that assemble the whole root at `root` (a host
+/// directory that the child mounts a tmpfs on): [`plan_template`]'s part
+/// and [`plan_spawn`]'s, for a child that builds its root alone.
 pub fn plan(root: &Path, spec: &RootSpec) -> Result<Vec<Step>, RootfsError> {
-    let mut planner = Planner {
-        root: root.to_owned(),
-        steps: Vec::new(),
-        made: BTreeSet::new(),
-    };
-    planner.tmpfs(root, libc::MS_NOSUID | libc::MS_NODEV, "size=16m,mode=0755")?;
+    let mut steps = plan_template(root, spec)?;
+    steps.extend(plan_spawn(root, spec)?);
+    Ok(steps)
+}
 
-    for path in &spec.env_paths {
-        planner.bind_host_path(path)?;
-    }
-
-    for (link, target) in &spec.links {
-        if let Some(parent) = link.parent() {
-            planner.mkdir_inside(parent)?;
-        }
-        let at = planner.inside(link)?;
-        planner.symlink(target, &at)?;
-    }
-
-    let app_target = planner.dir_inside(&spec.app_mount)?;
-    planner.bind(&spec.app_dir, &app_target, !spec.app_writable)?;
-
-    let tmp_options = format!("size={},mode=1777", spec.tmp_bytes.max(4096));
-    let tmp = planner.dir_inside(Path::new("/tmp"))?;
-    planner.tmpfs(&tmp, libc::MS_NOSUID | libc::MS_NODEV, &tmp_options)?;
-
-    let dev = planner.dir_inside(Path::new("/dev"))?;
-    planner.tmpfs(
-        &dev,
-        libc::MS_NOSUID | libc::MS_NOEXEC,
-        "size=64k,mode=0755",
-    )?;
-    for device in DEVICES {
-        let target = dev.join(device);
-        planner.touch(&target)?;
-        planner.bind(&Path::new("/dev").join(device), &target, false)?;
-    }
-    for (name, target) in [
-        ("fd", "/proc/self/fd"),
-        ("stdin", "/proc/self/fd/0"),
-        ("stdout", "/proc/self/fd/1"),
-        ("stderr", "/proc/self/fd/2"),
-    ] {
-        planner.symlink(Path::new(target), &dev.join(name))?;
-    }
-    let shm = dev.join("shm");
-    planner.mkdir(&shm, 0o1777)?;
-    planner.tmpfs(&shm, libc::MS_NOSUID | libc::MS_NODEV, &tmp_options)?;
-
-    let proc_dir = planner.dir_inside(Path::new("/proc"))?;
+/// The part of the root every spawn shares (the tmpfs root, the runtime
+/// environment's paths, the symlinks, a read-only `/dev` with its device
+/// nodes, and the directories the spawns mount on), ending with `/dev` and
+/// the root made read-only. The sandbox builds it once, in a mount
+/// namespace of its own, and every child starts from a copy of it; see
+/// [`plan_spawn`] for what each child adds.
+pub fn plan_template(root: &Path, spec: &RootSpec) -> Result<Vec<Step>, RootfsError> {
+    let mut planner = Planner::template(root, spec)?;
+    let dev = planner.inside(Path::new("/dev"))?;
     planner.mount(
-        Some("proc"),
-        &proc_dir,
-        Some("proc"),
-        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        None,
+        &dev,
+        None,
+        libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NOEXEC,
         None,
     )?;
-
-    // The old root is parked here by pivot_root and detached right after.
-    planner.mkdir_inside(Path::new(OLD_ROOT))?;
+    planner.mount(
+        None,
+        root,
+        None,
+        libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+        None,
+    )?;
     Ok(planner.steps)
 }
 
-/// Where pivot_root puts the old root, relative to the new one.
-pub const OLD_ROOT: &str = "/.old-root";
+/// What each spawn mounts on the template's directories: its own program
+/// directory, a private `/tmp` and `/dev/shm`, and a `/proc` of its own
+/// pid namespace. Makes no directory, so it works on the read-only template.
+pub fn plan_spawn(root: &Path, spec: &RootSpec) -> Result<Vec<Step>, RootfsError> {
+    let mut planner = Planner::empty(root);
+    planner.spawn_part(spec)?;
+    Ok(planner.steps)
+}
+
+impl Planner {
+    fn empty(root: &Path) -> Planner {
+        Planner {
+            root: root.to_owned(),
+            steps: Vec::new(),
+            made: BTreeSet::new(),
+        }
+    }
+
+    /// The shared part, writable still (see [`plan_template`]).
+    fn template(root: &Path, spec: &RootSpec) -> Result<Planner, RootfsError> {
+        let mut planner = Planner::empty(root);
+        planner.tmpfs(root, libc::MS_NOSUID | libc::MS_NODEV, "size=16m,mode=0755")?;
+
+        for path in &spec.env_paths {
+            planner.bind_host_path(path)?;
+        }
+
+        for (link, target) in &spec.links {
+            if let Some(parent) = link.parent() {
+                planner.mkdir_inside(parent)?;
+            }
+            let at = planner.inside(link)?;
+            planner.symlink(target, &at)?;
+        }
+
+        planner.mkdir_inside(&spec.app_mount)?;
+        planner.mkdir_inside(Path::new("/tmp"))?;
+
+        let dev = planner.dir_inside(Path::new("/dev"))?;
+        planner.tmpfs(
+            &dev,
+            libc::MS_NOSUID | libc::MS_NOEXEC,
+            "size=64k,mode=0755",
+        )?;
+        for device in DEVICES {
+            let target = dev.join(device);
+            planner.touch(&target)?;
+            planner.bind(&Path::new("/dev").join(device), &target, false)?;
+        }
+        for (name, target) in [
+            ("fd", "/proc/self/fd"),
+            ("stdin", "/proc/self/fd/0"),
+            ("stdout", "/proc/self/fd/1"),
+            ("stderr", "/proc/self/fd/2"),
+        ] {
+            planner.symlink(Path::new(target), &dev.join(name))?;
+        }
+        planner.mkdir(&dev.join("shm"), 0o1777)?;
+        planner.mkdir_inside(Path::new("/proc"))?;
+        Ok(planner)
+    }
+
+    /// The per-spawn part, on directories the template made.
+    fn spawn_part(&mut self, spec: &RootSpec) -> Result<(), RootfsError> {
+        let app_target = self.inside(&spec.app_mount)?;
+        self.bind(&spec.app_dir, &app_target, !spec.app_writable)?;
+
+        let tmp_options = format!("size={},mode=1777", spec.tmp_bytes.max(4096));
+        let tmp = self.inside(Path::new("/tmp"))?;
+        self.tmpfs(&tmp, libc::MS_NOSUID | libc::MS_NODEV, &tmp_options)?;
+        let shm = self.inside(Path::new("/dev/shm"))?;
+        self.tmpfs(&shm, libc::MS_NOSUID | libc::MS_NODEV, &tmp_options)?;
+
+        let proc_dir = self.inside(Path::new("/proc"))?;
+        self.mount(
+            Some("proc"),
+            &proc_dir,
+            Some("proc"),
+            libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+            None,
+        )
+    }
+}
 
 struct Planner {
     root: PathBuf,

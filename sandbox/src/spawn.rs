@@ -279,9 +279,10 @@ impl Sandbox {
         let spawner = std::thread::Builder::new()
             .name("arena-spawner".to_owned())
             .spawn(move || {
+                let template = shared.prepare_template();
                 for (command, reply) in requests {
                     // The caller may have given up waiting; nothing to do then.
-                    let _ = reply.send(shared.spawn_here(&command));
+                    let _ = reply.send(shared.spawn_here(&command, template));
                 }
             })
             .map_err(SandboxError::SpawnerThread)?;
@@ -332,8 +333,56 @@ impl Drop for Sandbox {
 }
 
 impl Policy {
-    /// Spawns on the calling thread (the spawner thread).
-    fn spawn_here(&self, command: &SandboxCommand) -> Result<SandboxedChild, SandboxError> {
+    /// The runtime environment's part of every root, for [`rootfs`].
+    fn root_spec(&self, app_dir: &Path, app_writable: bool) -> RootSpec {
+        RootSpec {
+            env_paths: self.config.env.paths.clone(),
+            links: self.config.env.links.clone(),
+            app_dir: app_dir.to_owned(),
+            app_mount: PathBuf::from(APP_MOUNT),
+            app_writable,
+            tmp_bytes: self.config.limits.tmp_bytes,
+        }
+    }
+
+    /// Builds the shared part of every root once, on the spawner thread
+    /// (see [`child::prepare_template`]), so a spawn only mounts its own
+    /// directory, `/tmp`, `/dev/shm` and `/proc`. Whether it worked; if not,
+    /// every child builds its whole root, as slowly as before.
+    fn prepare_template(&self) -> bool {
+        let steps = match rootfs::plan_template(
+            &self.config.root_dir,
+            &self.root_spec(Path::new("/"), false),
+        ) {
+            Ok(steps) => steps,
+            Err(e) => {
+                eprintln!(
+                    "arena-sandbox: cannot plan the shared root ({e}); every spawn builds its own"
+                );
+                return false;
+            }
+        };
+        // SAFETY: this is the spawner thread, which owns its mount namespace.
+        match unsafe { child::prepare_template(&steps) } {
+            Ok(()) => true,
+            Err((stage, errno)) => {
+                eprintln!(
+                    "arena-sandbox: cannot prepare the shared root at {stage:?} ({}); every \
+                     spawn builds its own",
+                    std::io::Error::from_raw_os_error(errno)
+                );
+                false
+            }
+        }
+    }
+
+    /// Spawns on the calling thread (the spawner thread), on the shared
+    /// root when `template` says it is in place.
+    fn spawn_here(
+        &self,
+        command: &SandboxCommand,
+        template: bool,
+    ) -> Result<SandboxedChild, SandboxError> {
         if command.cpus.is_empty() {
             return Err(SandboxError::NoCores);
         }
@@ -351,25 +400,13 @@ impl Policy {
         )?;
         let procs = leaf.open_procs_files()?;
 
-        let steps = rootfs::plan(
-            &self.config.root_dir,
-            &RootSpec {
-                env_paths: self.config.env.paths.clone(),
-                links: self.config.env.links.clone(),
-                app_dir: command.app_dir.clone(),
-                app_mount: PathBuf::from(APP_MOUNT),
-                app_writable: command.app_writable,
-                tmp_bytes: limits.tmp_bytes,
-            },
-        )?;
+        let spec = self.root_spec(&command.app_dir, command.app_writable);
+        let steps = if template {
+            rootfs::plan_spawn(&self.config.root_dir, &spec)?
+        } else {
+            rootfs::plan(&self.config.root_dir, &spec)?
+        };
         let new_root = rootfs::cstring(&self.config.root_dir)?;
-        let old_root_in_new = rootfs::cstring(
-            &self
-                .config
-                .root_dir
-                .join(rootfs::OLD_ROOT.trim_start_matches('/')),
-        )?;
-        let old_root = rootfs::cstring(Path::new(rootfs::OLD_ROOT))?;
         let cwd = rootfs::cstring(Path::new(APP_MOUNT))?;
         let program = rootfs::cstring(&command.program)?;
 
@@ -439,8 +476,6 @@ impl Policy {
             procs_fds: &procs_raw,
             rootfs: &steps,
             new_root: &new_root,
-            old_root_in_new: &old_root_in_new,
-            old_root: &old_root,
             hostname: b"arena",
             rlimits: &rlimits,
             cap_last_cap: self.cap_last_cap,

@@ -884,7 +884,7 @@ fn concurrent_bots_do_not_share_loopback() {
 // ---------------------------------------------------------------------------
 
 /// A match (app directory not writable) can write nowhere but /tmp and
-/// /dev/shm: /bot, / and the bound host paths are read-only mounts (EROFS even
+/// /dev/shm: /bot, /, /dev and the bound host paths are read-only mounts (EROFS even
 /// though the uid owns the app directory), /proc/sys is not writable, and
 /// /tmp is capped at `tmp_bytes` (ENOSPC).
 #[test]
@@ -903,6 +903,7 @@ fn filesystem_match_cannot_write_outside_tmp() {
         "mkdir_root",
         "write_usr",
         "write_etc_passwd",
+        "write_dev",
     ] {
         assert_eq!(out.value(key), "EROFS", "{key}{out}");
     }

@@ -36,6 +36,7 @@ print("write_proc_sys=" + write("/proc/sys/kernel/hostname", b"evil"))
 print("write_tmp=" + write("/tmp/ok"))
 print("write_dev_shm=" + write("/dev/shm/ok"))
 print("write_dev_null=" + write("/dev/null"))
+print("write_dev=" + write("/dev/evil"))
 
 # Fill /tmp with 2 MiB files (each below the file size limit) until it is full.
 result = "OK"
