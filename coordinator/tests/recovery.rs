@@ -15,7 +15,7 @@ use arena_coordinator::grpc::Tokens;
 use arena_coordinator::model::{Format, MatchRecord, SeatResult};
 use arena_coordinator::server;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
-use arena_coordinator::store::{CompleteOutcome, Store, WorkerInfo};
+use arena_coordinator::store::{CompleteOutcome, Reported, Store, WorkerInfo};
 use arena_engine::placement_points;
 use arena_engine::registry;
 
@@ -198,10 +198,14 @@ async fn swiss_crashed_between_rounds(fresh: Fresh<'_>) -> (Store, String) {
                 .await
         } else {
             // The crash: the result is stored, the advance never runs.
-            Ok(store
-                .complete(WORKER, &lease.match_id, &lease.lease_id, record, None)
+            let reported = store
+                .report(WORKER, &lease.match_id, &lease.lease_id, record, None, None)
                 .await
-                .unwrap())
+                .unwrap();
+            match reported {
+                Reported::Checked(outcome) => Ok(outcome),
+                Reported::WrongSeats => panic!("{reported:?}"),
+            }
         };
         assert_eq!(outcome.unwrap(), CompleteOutcome::Accepted);
     }

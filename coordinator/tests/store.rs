@@ -102,10 +102,98 @@ fn fresh_lease_id() -> String {
 
 /// The next match for `worker` with no cached builds and no environment.
 async fn lease_as(store: &Store, worker: &str, now_ms: u64, ttl_ms: u64) -> Option<Lease> {
-    store
-        .lease(worker, &fresh_lease_id(), now_ms, ttl_ms, &[], "")
+    lease_with(store, worker, &fresh_lease_id(), now_ms, ttl_ms, &[], "")
         .await
         .unwrap()
+}
+
+// The calls a worker makes, through the store operations the coordinator
+// uses for them.
+
+/// The Lease call as the coordinator makes it, for `worker` having built
+/// `cached` in `environment`: registers it so at `now_ms` (replacing an
+/// earlier registration), then leases to it as alive. `None`: nothing it
+/// may play is queued. A refusal of the worker itself is a panic.
+async fn lease_with(
+    store: &Store,
+    worker: &str,
+    lease_id: &str,
+    now_ms: u64,
+    ttl_ms: u64,
+    cached: &[String],
+    environment: &str,
+) -> Result<Option<Lease>, StoreError> {
+    let info = WorkerInfo {
+        id: worker.to_owned(),
+        cores: 2,
+        memory_mb: 1024,
+        environment_id: environment.to_owned(),
+        cached: cached.to_vec(),
+    };
+    store.register_worker(info, now_ms).await.unwrap();
+    match store
+        .lease_worker(worker, lease_id, now_ms, ttl_ms, now_ms)
+        .await?
+    {
+        LeaseGrant::Granted(lease) => Ok(Some(lease)),
+        LeaseGrant::Empty => Ok(None),
+        refused => panic!("{worker} was refused a lease: {refused:?}"),
+    }
+}
+
+/// A Heartbeat call of a registered `worker` (its build cache unchanged)
+/// that lists one lease; whether that lease was extended.
+async fn extend(
+    store: &Store,
+    worker: &str,
+    lease_id: &str,
+    now_ms: u64,
+    ttl_ms: u64,
+) -> Result<bool, StoreError> {
+    let info = store.worker(worker).await.unwrap();
+    let cached = info.expect("a registered worker").cached;
+    let lost = store
+        .heartbeat_leases(worker, now_ms, ttl_ms, cached, &[lease_id.to_owned()])
+        .await?;
+    Ok(lost.expect("a registered worker").is_empty())
+}
+
+/// A ReportResult call without a quarantine; `record` must seat the
+/// match's entrants (`report_checks_the_seats_before_anything_else` tests
+/// the records that don't).
+async fn complete(
+    store: &Store,
+    worker: &str,
+    match_id: &str,
+    lease_id: &str,
+    record: MatchRecord,
+    replay: Option<Vec<u8>>,
+) -> Result<CompleteOutcome, StoreError> {
+    match store
+        .report(worker, match_id, lease_id, record, replay, None)
+        .await?
+    {
+        Reported::Checked(outcome) => Ok(outcome),
+        Reported::WrongSeats => panic!("the record of {match_id} seats other entrants"),
+    }
+}
+
+/// A ReportFailure call without a quarantine: what became of the attempt.
+async fn fail(
+    store: &Store,
+    worker: &str,
+    match_id: &str,
+    lease_id: &str,
+    reason: &str,
+    max_attempts: u32,
+) -> Result<Option<AttemptEnd>, StoreError> {
+    let failed = store
+        .fail_counted(worker, match_id, lease_id, reason, max_attempts, None)
+        .await?;
+    Ok(failed.map(|failed| {
+        assert!(!failed.quarantined, "quarantined without a rule");
+        failed.end
+    }))
 }
 
 /// The match ids of expired leases that went back to the queue, in order.
@@ -191,6 +279,15 @@ fn record(match_id: &str, round: u32, turns: u32) -> MatchRecord {
     }
 }
 
+/// `record` with `seats` in place of its entrants, seat by seat.
+fn reseated(mut record: MatchRecord, seats: &[&str]) -> MatchRecord {
+    assert_eq!(record.seats.len(), seats.len());
+    for (seat, entrant) in record.seats.iter_mut().zip(seats) {
+        seat.entrant = (*entrant).to_owned();
+    }
+    record
+}
+
 fn owned(ids: &[&str]) -> Vec<String> {
     ids.iter().map(|s| (*s).to_owned()).collect()
 }
@@ -207,8 +304,7 @@ async fn with_round(store: &Store, t: &str, matches: &[(&str, &[&str])]) {
 
 /// The match worker `w` gets when it has built `cached`.
 async fn next_match(store: &Store, cached: &[String]) -> String {
-    let lease = store
-        .lease("w", &fresh_lease_id(), 0, 10, cached, "")
+    let lease = lease_with(store, "w", &fresh_lease_id(), 0, 10, cached, "")
         .await
         .unwrap();
     lease.unwrap().match_id
@@ -447,42 +543,38 @@ async fn lease_only_hands_out_matches_of_the_worker_s_environment(store: Store) 
     );
 
     // A host-environment worker skips the nix matches, however old.
-    let host = store
-        .lease("h", &fresh_lease_id(), 0, 100, &[], "host-1")
+    let host = lease_with(&store, "h", &fresh_lease_id(), 0, 100, &[], "host-1")
         .await
         .unwrap()
         .unwrap();
     assert_eq!(host.match_id, "y0");
     assert_eq!(
-        store
-            .lease("h", &fresh_lease_id(), 0, 100, &[], "host-1")
+        lease_with(&store, "h", &fresh_lease_id(), 0, 100, &[], "host-1")
             .await
             .unwrap(),
         None
     );
     // A nix worker gets them, oldest first.
-    let first = store
-        .lease("n", &fresh_lease_id(), 0, 100, &[], "nix-1")
+    let first = lease_with(&store, "n", &fresh_lease_id(), 0, 100, &[], "nix-1")
         .await
         .unwrap()
         .unwrap();
     assert_eq!(first.match_id, "n0");
-    let second = store
-        .lease(
-            "n",
-            &fresh_lease_id(),
-            0,
-            100,
-            &["c".into(), "d".into()],
-            "nix-1",
-        )
-        .await
-        .unwrap()
-        .unwrap();
+    let second = lease_with(
+        &store,
+        "n",
+        &fresh_lease_id(),
+        0,
+        100,
+        &["c".into(), "d".into()],
+        "nix-1",
+    )
+    .await
+    .unwrap()
+    .unwrap();
     assert_eq!(second.match_id, "n1");
     assert_eq!(
-        store
-            .lease("n", &fresh_lease_id(), 0, 100, &[], "nix-1")
+        lease_with(&store, "n", &fresh_lease_id(), 0, 100, &[], "nix-1")
             .await
             .unwrap(),
         None
@@ -500,24 +592,21 @@ async fn lease_looks_past_a_long_run_of_other_environments(store: Store) {
 
     let cd = owned(&["c", "d"]);
     assert_eq!(
-        store
-            .lease("h", &fresh_lease_id(), 0, 100, &cd, "host-1")
+        lease_with(&store, "h", &fresh_lease_id(), 0, 100, &cd, "host-1")
             .await
             .unwrap()
             .map(|l| l.match_id),
         Some("y0".to_owned())
     );
     assert_eq!(
-        store
-            .lease("h", &fresh_lease_id(), 0, 100, &cd, "host-1")
+        lease_with(&store, "h", &fresh_lease_id(), 0, 100, &cd, "host-1")
             .await
             .unwrap()
             .map(|l| l.match_id),
         Some("y1".to_owned())
     );
     assert_eq!(
-        store
-            .lease("h", &fresh_lease_id(), 0, 100, &[], "host-1")
+        lease_with(&store, "h", &fresh_lease_id(), 0, 100, &[], "host-1")
             .await
             .unwrap(),
         None
@@ -561,23 +650,21 @@ async fn extend_then_expire_requeues_at_the_front(store: Store) {
     assert_eq!(store.next_expiry().await.unwrap(), Some(100));
 
     assert!(
-        store
-            .extend(&lease.worker, &lease.lease_id, 50, 100)
+        extend(&store, &lease.worker, &lease.lease_id, 50, 100)
             .await
             .unwrap()
     );
     assert_eq!(store.next_expiry().await.unwrap(), Some(150));
     assert!(requeued(store.expire(149, MAX_ATTEMPTS).await.unwrap()).is_empty());
     assert!(
-        !store.extend("w1", "w1#999", 60, 100).await.unwrap(),
+        !extend(&store, "w1", "w1#999", 60, 100).await.unwrap(),
         "unknown lease"
     );
 
     // Live while now < expiry: at the expiry it can no longer be extended,
     // and expire takes it.
     assert!(
-        !store
-            .extend(&lease.worker, &lease.lease_id, 150, 100)
+        !extend(&store, &lease.worker, &lease.lease_id, 150, 100)
             .await
             .unwrap()
     );
@@ -587,8 +674,7 @@ async fn extend_then_expire_requeues_at_the_front(store: Store) {
     );
     assert_eq!(store.next_expiry().await.unwrap(), None);
     assert!(
-        !store
-            .extend(&lease.worker, &lease.lease_id, 151, 100)
+        !extend(&store, &lease.worker, &lease.lease_id, 151, 100)
             .await
             .unwrap()
     );
@@ -644,15 +730,28 @@ async fn next_expiry_follows_the_earliest_lease(store: Store) {
     let l0 = lease_as(&store, "w", 1000, 500).await.unwrap();
     let l1 = lease_as(&store, "w", 1000, 200).await.unwrap();
     assert_eq!(store.next_expiry().await.unwrap(), Some(1200));
-    let outcome = store.complete(&l1.worker, "m1", &l1.lease_id, record("m1", 0, 9), None);
+    let outcome = complete(
+        &store,
+        &l1.worker,
+        "m1",
+        &l1.lease_id,
+        reseated(record("m1", 0, 9), CD),
+        None,
+    );
     assert_eq!(outcome.await.unwrap(), CompleteOutcome::Accepted);
     assert_eq!(store.next_expiry().await.unwrap(), Some(1500));
     assert!(
-        store
-            .fail(&l0.worker, "m0", &l0.lease_id, "worker lost", MAX_ATTEMPTS)
-            .await
-            .unwrap()
-            .is_some()
+        fail(
+            &store,
+            &l0.worker,
+            "m0",
+            &l0.lease_id,
+            "worker lost",
+            MAX_ATTEMPTS
+        )
+        .await
+        .unwrap()
+        .is_some()
     );
     assert_eq!(store.next_expiry().await.unwrap(), None);
 }
@@ -662,22 +761,23 @@ async fn complete_accepts_once_then_reports_duplicates(store: Store) {
     let lease = lease_as(&store, "w", 0, 100).await.unwrap();
     let replay: Vec<u8> = (0..=255).cycle().take(100_000).collect();
 
-    let err = store
-        .complete(
-            &lease.worker,
-            "m0",
-            &lease.lease_id,
-            record("m1", 0, 5),
-            None,
-        )
-        .await
-        .unwrap_err();
+    let err = complete(
+        &store,
+        &lease.worker,
+        "m0",
+        &lease.lease_id,
+        record("m1", 0, 5),
+        None,
+    )
+    .await
+    .unwrap_err();
     assert!(
         matches!(err, StoreError::MismatchedRecord { .. }),
         "{err:?}"
     );
 
-    let first = store.complete(
+    let first = complete(
+        &store,
         &lease.worker,
         "m0",
         &lease.lease_id,
@@ -686,7 +786,8 @@ async fn complete_accepts_once_then_reports_duplicates(store: Store) {
     );
     assert_eq!(first.await.unwrap(), CompleteOutcome::Accepted);
     // The worker retries its report, with different content even: dropped.
-    let retry = store.complete(
+    let retry = complete(
+        &store,
         &lease.worker,
         "m0",
         &lease.lease_id,
@@ -699,21 +800,27 @@ async fn complete_accepts_once_then_reports_duplicates(store: Store) {
     assert_eq!(store.replay("m0").await.unwrap(), Some(replay));
     assert_eq!(store.replay("m1").await.unwrap(), None);
     assert!(
-        !store
-            .extend(&lease.worker, &lease.lease_id, 10, 100)
+        !extend(&store, &lease.worker, &lease.lease_id, 10, 100)
             .await
             .unwrap()
     );
     assert!(
-        store
-            .fail(&lease.worker, "m0", &lease.lease_id, "late", MAX_ATTEMPTS)
-            .await
-            .unwrap()
-            .is_none()
+        fail(
+            &store,
+            &lease.worker,
+            "m0",
+            &lease.lease_id,
+            "late",
+            MAX_ATTEMPTS
+        )
+        .await
+        .unwrap()
+        .is_none()
     );
     assert!(requeued(store.expire(1000, MAX_ATTEMPTS).await.unwrap()).is_empty());
 
-    let unknown = store.complete(
+    let unknown = complete(
+        &store,
         &lease.worker,
         "zz",
         &lease.lease_id,
@@ -722,17 +829,31 @@ async fn complete_accepts_once_then_reports_duplicates(store: Store) {
     );
     assert_eq!(unknown.await.unwrap(), CompleteOutcome::Unknown);
     // m1 is queued, not leased: no lease is current.
-    let queued = store.complete("w", "m1", "w#1", record("m1", 0, 1), None);
+    let queued = complete(
+        &store,
+        "w",
+        "m1",
+        "w#1",
+        reseated(record("m1", 0, 1), CD),
+        None,
+    );
     assert_eq!(queued.await.unwrap(), CompleteOutcome::StaleLease);
 
     // Without a replay, nothing is stored for it.
     let l1 = lease_as(&store, "w", 0, 100).await.unwrap();
-    let done = store.complete(&l1.worker, "m1", &l1.lease_id, record("m1", 0, 7), None);
+    let done = complete(
+        &store,
+        &l1.worker,
+        "m1",
+        &l1.lease_id,
+        reseated(record("m1", 0, 7), CD),
+        None,
+    );
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
     assert_eq!(store.replay("m1").await.unwrap(), None);
     assert_eq!(
         store.results("t").await.unwrap(),
-        vec![record("m0", 0, 5), record("m1", 0, 7)]
+        vec![record("m0", 0, 5), reseated(record("m1", 0, 7), CD)]
     );
 }
 
@@ -747,7 +868,8 @@ async fn stale_lease_results_are_dropped(store: Store) {
     assert_eq!(new.attempt, 2);
 
     // The slow worker reports while the match is leased to someone else.
-    let late = store.complete(
+    let late = complete(
+        &store,
         &old.worker,
         "m0",
         &old.lease_id,
@@ -759,7 +881,8 @@ async fn stale_lease_results_are_dropped(store: Store) {
     assert!(store.results("t").await.unwrap().is_empty());
     assert_eq!(store.replay("m0").await.unwrap(), None);
 
-    let winner = store.complete(
+    let winner = complete(
+        &store,
         &new.worker,
         "m0",
         &new.lease_id,
@@ -768,7 +891,8 @@ async fn stale_lease_results_are_dropped(store: Store) {
     );
     assert_eq!(winner.await.unwrap(), CompleteOutcome::Accepted);
     // And again after the match is done: acknowledged, dropped.
-    let later = store.complete(
+    let later = complete(
+        &store,
         &old.worker,
         "m0",
         &old.lease_id,
@@ -784,58 +908,63 @@ async fn fail_requeues_at_the_front(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
     let lease = lease_as(&store, "w", 0, 100).await.unwrap();
     assert!(
-        store
-            .fail("w", "m0", "w#nope", "wrong lease", MAX_ATTEMPTS)
+        fail(&store, "w", "m0", "w#nope", "wrong lease", MAX_ATTEMPTS)
             .await
             .unwrap()
             .is_none()
     );
     assert!(
-        store
-            .fail(
-                &lease.worker,
-                "m1",
-                &lease.lease_id,
-                "wrong match",
-                MAX_ATTEMPTS
-            )
-            .await
-            .unwrap()
-            .is_none()
+        fail(
+            &store,
+            &lease.worker,
+            "m1",
+            &lease.lease_id,
+            "wrong match",
+            MAX_ATTEMPTS
+        )
+        .await
+        .unwrap()
+        .is_none()
     );
     assert!(
-        store
-            .fail(
-                &lease.worker,
-                "zz",
-                &lease.lease_id,
-                "unknown match",
-                MAX_ATTEMPTS
-            )
-            .await
-            .unwrap()
-            .is_none()
+        fail(
+            &store,
+            &lease.worker,
+            "zz",
+            &lease.lease_id,
+            "unknown match",
+            MAX_ATTEMPTS
+        )
+        .await
+        .unwrap()
+        .is_none()
     );
 
     assert!(
-        store
-            .fail(
-                &lease.worker,
-                "m0",
-                &lease.lease_id,
-                "sandbox setup failed",
-                MAX_ATTEMPTS
-            )
-            .await
-            .unwrap()
-            .is_some()
+        fail(
+            &store,
+            &lease.worker,
+            "m0",
+            &lease.lease_id,
+            "sandbox setup failed",
+            MAX_ATTEMPTS
+        )
+        .await
+        .unwrap()
+        .is_some()
     );
     assert!(
-        store
-            .fail(&lease.worker, "m0", &lease.lease_id, "again", MAX_ATTEMPTS)
-            .await
-            .unwrap()
-            .is_none()
+        fail(
+            &store,
+            &lease.worker,
+            "m0",
+            &lease.lease_id,
+            "again",
+            MAX_ATTEMPTS
+        )
+        .await
+        .unwrap()
+        .is_none()
     );
     let info = &store.matches("t").await.unwrap()[0];
     assert_eq!(info.state, MatchState::Queued);
@@ -844,7 +973,8 @@ async fn fail_requeues_at_the_front(store: Store) {
 
     let again = lease_as(&store, "w", 10, 100).await.unwrap();
     assert_eq!((again.match_id.as_str(), again.attempt), ("m0", 2));
-    let stale = store.complete(
+    let stale = complete(
+        &store,
         &lease.worker,
         "m0",
         &lease.lease_id,
@@ -865,7 +995,14 @@ async fn cancel_drops_the_queue_and_stops_extensions(store: Store) {
     let l0 = lease_as(&store, "w", 0, 100).await.unwrap();
     let l1 = lease_as(&store, "w", 0, 100).await.unwrap();
     let l2 = lease_as(&store, "w", 0, 100).await.unwrap();
-    let done = store.complete(&l0.worker, "m0", &l0.lease_id, record("m0", 0, 4), None);
+    let done = complete(
+        &store,
+        &l0.worker,
+        "m0",
+        &l0.lease_id,
+        record("m0", 0, 4),
+        None,
+    );
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
 
     assert_eq!(store.cancel("t").await.unwrap(), 1, "only m3 was queued");
@@ -877,8 +1014,7 @@ async fn cancel_drops_the_queue_and_stops_extensions(store: Store) {
     );
     assert!(store.tournament("t").await.unwrap().unwrap().cancelled);
     assert!(
-        !store
-            .extend(&l1.worker, &l1.lease_id, 10, 100)
+        !extend(&store, &l1.worker, &l1.lease_id, 10, 100)
             .await
             .unwrap()
     );
@@ -890,14 +1026,27 @@ async fn cancel_drops_the_queue_and_stops_extensions(store: Store) {
 
     // A result under a lease still running is kept; a lease that fails or
     // runs out drops its match instead of requeueing it.
-    let late = store.complete(&l1.worker, "m1", &l1.lease_id, record("m1", 0, 5), None);
+    let late = complete(
+        &store,
+        &l1.worker,
+        "m1",
+        &l1.lease_id,
+        reseated(record("m1", 0, 5), CD),
+        None,
+    );
     assert_eq!(late.await.unwrap(), CompleteOutcome::Accepted);
     assert!(
-        store
-            .fail(&l2.worker, "m2", &l2.lease_id, "worker lost", MAX_ATTEMPTS)
-            .await
-            .unwrap()
-            .is_some()
+        fail(
+            &store,
+            &l2.worker,
+            "m2",
+            &l2.lease_id,
+            "worker lost",
+            MAX_ATTEMPTS
+        )
+        .await
+        .unwrap()
+        .is_some()
     );
     assert_eq!(
         requeued(store.expire(1000, MAX_ATTEMPTS).await.unwrap()),
@@ -932,7 +1081,7 @@ async fn cancel_drops_the_queue_and_stops_extensions(store: Store) {
     assert!(matches!(states[3], MatchState::Dropped));
     assert_eq!(
         store.results("t").await.unwrap(),
-        vec![record("m0", 0, 4), record("m1", 0, 5)]
+        vec![record("m0", 0, 4), reseated(record("m1", 0, 5), CD)]
     );
     let err = store
         .schedule_round("t", 1, vec![], vec![])
@@ -952,7 +1101,14 @@ async fn status_and_matches_count_every_state(store: Store) {
         .unwrap();
     let l0 = lease_as(&store, "w1", 0, 100).await.unwrap();
     lease_as(&store, "w2", 0, 100).await.unwrap();
-    let done = store.complete(&l0.worker, "m0", &l0.lease_id, record("m0", 0, 8), None);
+    let done = complete(
+        &store,
+        &l0.worker,
+        "m0",
+        &l0.lease_id,
+        record("m0", 0, 8),
+        None,
+    );
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
 
     assert_eq!(
@@ -1059,13 +1215,13 @@ async fn workers_alive_window(store: Store) {
     // The window is inclusive.
     assert_eq!(store.workers(1000, 1000).await.unwrap().len(), 2);
 
-    assert!(
-        store
-            .heartbeat_worker("w1", 900, owned(&["b", "c"]))
-            .await
-            .unwrap()
-    );
-    assert!(!store.heartbeat_worker("ghost", 900, vec![]).await.unwrap());
+    // A heartbeat (listing no leases) records the worker's latest cache;
+    // one from a worker that never registered records nothing.
+    let beat = store.heartbeat_leases("w1", 900, 0, owned(&["b", "c"]), &[]);
+    assert_eq!(beat.await.unwrap(), Some(vec![]));
+    let ghost = store.heartbeat_leases("ghost", 900, 0, vec![], &[]);
+    assert_eq!(ghost.await.unwrap(), None);
+    assert_eq!(store.worker("ghost").await.unwrap(), None);
     assert_eq!(
         store.workers(1000, 600).await.unwrap(),
         vec![worker("w1", &["b", "c"]), worker("w2", &["a"])]
@@ -1090,7 +1246,14 @@ async fn records_keep_every_field(store: Store) {
     with_round(&store, "t", &[("m0", &["a", "b", "c", &b])]).await;
     let lease = lease_as(&store, "w", 0, 100).await.unwrap();
     let record = full_record("m0");
-    let outcome = store.complete(&lease.worker, "m0", &lease.lease_id, record.clone(), None);
+    let outcome = complete(
+        &store,
+        &lease.worker,
+        "m0",
+        &lease.lease_id,
+        record.clone(),
+        None,
+    );
     assert_eq!(outcome.await.unwrap(), CompleteOutcome::Accepted);
     let stored = store.results("t").await.unwrap();
     assert_eq!(stored, vec![record]);
@@ -1122,7 +1285,8 @@ async fn pairing_reads_back_what_was_scheduled(store: Store) {
     assert_eq!(store.pairing("zz").await.unwrap(), None);
     // Leasing and finishing a match do not change its pairing.
     let lease = lease_as(&store, "w", 0, 100).await.unwrap();
-    let done = store.complete(
+    let done = complete(
+        &store,
         &lease.worker,
         "m0",
         &lease.lease_id,
@@ -1149,7 +1313,8 @@ async fn concurrent_completes_accept_exactly_one(store: Store) {
             let lease_id = lease.lease_id.clone();
             tokio::spawn(async move {
                 let replay = Some(turns.to_le_bytes().to_vec());
-                let outcome = store.complete("w", "m0", &lease_id, record("m0", 0, turns), replay);
+                let outcome =
+                    complete(&store, "w", "m0", &lease_id, record("m0", 0, turns), replay);
                 (turns, outcome.await.unwrap())
             })
         })
@@ -1178,6 +1343,12 @@ async fn concurrent_completes_accept_exactly_one(store: Store) {
 async fn leases_are_bound_to_their_worker(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
     let lease = lease_as(&store, "w1", 0, 100).await.unwrap();
+    // w2 is registered too: an unregistered worker's heartbeat is refused
+    // before any lease is looked at.
+    store
+        .register_worker(worker_info("w2", "", &[]), 0)
+        .await
+        .unwrap();
     let not_holder = |e: StoreError| {
         assert!(
             matches!(&e, StoreError::NotLeaseHolder { lease_id, worker }
@@ -1186,20 +1357,24 @@ async fn leases_are_bound_to_their_worker(store: Store) {
         )
     };
     not_holder(
-        store
-            .extend("w2", &lease.lease_id, 10, 100)
+        extend(&store, "w2", &lease.lease_id, 10, 100)
             .await
             .unwrap_err(),
     );
     not_holder(
-        store
-            .complete("w2", "m0", &lease.lease_id, record("m0", 0, 1), None)
-            .await
-            .unwrap_err(),
+        complete(
+            &store,
+            "w2",
+            "m0",
+            &lease.lease_id,
+            record("m0", 0, 1),
+            None,
+        )
+        .await
+        .unwrap_err(),
     );
     not_holder(
-        store
-            .fail("w2", "m0", &lease.lease_id, "forged", MAX_ATTEMPTS)
+        fail(&store, "w2", "m0", &lease.lease_id, "forged", MAX_ATTEMPTS)
             .await
             .unwrap_err(),
     );
@@ -1215,23 +1390,39 @@ async fn leases_are_bound_to_their_worker(store: Store) {
         }
     );
     assert!(info.failures.is_empty());
-    assert!(store.extend("w1", &lease.lease_id, 10, 100).await.unwrap());
-    let done = store.complete("w1", "m0", &lease.lease_id, record("m0", 0, 1), None);
+    assert!(
+        extend(&store, "w1", &lease.lease_id, 10, 100)
+            .await
+            .unwrap()
+    );
+    let done = complete(
+        &store,
+        "w1",
+        "m0",
+        &lease.lease_id,
+        record("m0", 0, 1),
+        None,
+    );
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
     // Once done, anyone's repeat is only a duplicate: nothing left to protect.
-    let repeat = store.complete("w2", "m0", &lease.lease_id, record("m0", 0, 1), None);
+    let repeat = complete(
+        &store,
+        "w2",
+        "m0",
+        &lease.lease_id,
+        record("m0", 0, 1),
+        None,
+    );
     assert_eq!(repeat.await.unwrap(), CompleteOutcome::Duplicate);
 }
 
 async fn lease_ids_in_use_are_refused(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
-    store
-        .lease("w1", "same", 0, 100, &[], "")
+    lease_with(&store, "w1", "same", 0, 100, &[], "")
         .await
         .unwrap()
         .unwrap();
-    let err = store
-        .lease("w2", "same", 0, 100, &[], "")
+    let err = lease_with(&store, "w2", "same", 0, 100, &[], "")
         .await
         .unwrap_err();
     assert!(
@@ -1246,8 +1437,7 @@ async fn failed_attempts_up_to_the_cap_make_a_match_stuck(store: Store) {
     with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
     // Attempt 1 fails on w1, attempt 2 expires on w2: still queued, at the front.
     let l1 = lease_as(&store, "w1", 0, 100).await.unwrap();
-    let end = store
-        .fail("w1", "m0", &l1.lease_id, "no space left", 3)
+    let end = fail(&store, "w1", "m0", &l1.lease_id, "no space left", 3)
         .await
         .unwrap();
     assert_eq!(end, Some(AttemptEnd::Requeued));
@@ -1265,8 +1455,7 @@ async fn failed_attempts_up_to_the_cap_make_a_match_stuck(store: Store) {
     // Attempt 3 is the last: its failure sets the match aside.
     let l3 = lease_as(&store, "w1", 200, 100).await.unwrap();
     assert_eq!((l3.match_id.as_str(), l3.attempt), ("m0", 3));
-    let end = store
-        .fail("w1", "m0", &l3.lease_id, "cgroup gone", 3)
+    let end = fail(&store, "w1", "m0", &l3.lease_id, "cgroup gone", 3)
         .await
         .unwrap();
     assert_eq!(end, Some(AttemptEnd::Stuck));
@@ -1295,7 +1484,7 @@ async fn failed_attempts_up_to_the_cap_make_a_match_stuck(store: Store) {
     assert_eq!(next.match_id, "m1");
     assert_eq!(lease_as(&store, "w1", 300, 100).await, None);
     // And no result: a late report under its last lease is stale.
-    let late = store.complete("w1", "m0", &l3.lease_id, record("m0", 0, 1), None);
+    let late = complete(&store, "w1", "m0", &l3.lease_id, record("m0", 0, 1), None);
     assert_eq!(late.await.unwrap(), CompleteOutcome::StaleLease);
     assert!(store.results("t").await.unwrap().is_empty());
 }
@@ -1305,8 +1494,7 @@ async fn requeue_gives_a_stuck_match_fresh_attempts(store: Store) {
     // A cap of one: the first failure is enough.
     let l1 = lease_as(&store, "w1", 0, 100).await.unwrap();
     assert_eq!(
-        store
-            .fail("w1", "m0", &l1.lease_id, "boom", 1)
+        fail(&store, "w1", "m0", &l1.lease_id, "boom", 1)
             .await
             .unwrap(),
         Some(AttemptEnd::Stuck)
@@ -1328,15 +1516,14 @@ async fn requeue_gives_a_stuck_match_fresh_attempts(store: Store) {
     let l2 = lease_as(&store, "w2", 0, 100).await.unwrap();
     assert_eq!((l2.match_id.as_str(), l2.attempt), ("m0", 2));
     assert_eq!(
-        store
-            .fail("w2", "m0", &l2.lease_id, "again", 2)
+        fail(&store, "w2", "m0", &l2.lease_id, "again", 2)
             .await
             .unwrap(),
         Some(AttemptEnd::Requeued)
     );
     let l3 = lease_as(&store, "w2", 0, 100).await.unwrap();
     assert_eq!((l3.match_id.as_str(), l3.attempt), ("m0", 3));
-    let done = store.complete("w2", "m0", &l3.lease_id, record("m0", 0, 3), None);
+    let done = complete(&store, "w2", "m0", &l3.lease_id, record("m0", 0, 3), None);
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
     let info = &store.matches("t").await.unwrap()[0];
     assert_eq!(info.failures.len(), 2, "failures stay on record: {info:?}");
@@ -1344,8 +1531,7 @@ async fn requeue_gives_a_stuck_match_fresh_attempts(store: Store) {
     // A cancelled tournament's stuck matches stay stuck.
     let l4 = lease_as(&store, "w1", 0, 100).await.unwrap();
     assert_eq!(l4.match_id, "m1");
-    store
-        .fail("w1", "m1", &l4.lease_id, "boom", 1)
+    fail(&store, "w1", "m1", &l4.lease_id, "boom", 1)
         .await
         .unwrap();
     store.cancel("t").await.unwrap();
@@ -1389,12 +1575,8 @@ async fn worker_seen_is_the_last_heartbeat(store: Store) {
     };
     store.register_worker(info, 1_000).await.unwrap();
     assert_eq!(store.worker_seen("w1").await.unwrap(), Some(1_000));
-    assert!(
-        store
-            .heartbeat_worker("w1", 5_000, Vec::new())
-            .await
-            .unwrap()
-    );
+    let beat = store.heartbeat_leases("w1", 5_000, 0, Vec::new(), &[]);
+    assert_eq!(beat.await.unwrap(), Some(vec![]));
     assert_eq!(store.worker_seen("w1").await.unwrap(), Some(5_000));
     assert_eq!(store.worker_seen("w2").await.unwrap(), None);
 }
@@ -1475,8 +1657,7 @@ async fn lease_worker_refuses_unknown_silent_and_quarantined_workers(store: Stor
             attempt: 1
         }
     );
-    let not_holder = store
-        .complete("q", "m0", &first.lease_id, record("m0", 0, 1), None)
+    let not_holder = complete(&store, "q", "m0", &first.lease_id, record("m0", 0, 1), None)
         .await
         .unwrap_err();
     assert!(
@@ -1520,10 +1701,8 @@ async fn lease_worker_leases_with_the_registered_cache_and_environment(store: St
     let lease = store.lease_worker("w", &fresh_lease_id(), 0, 10, 0).await;
     assert_eq!(granted(lease.unwrap()).match_id, "m1");
     // A heartbeat's cache counts from then on: now a and b.
-    store
-        .heartbeat_worker("w", 1, owned(&["a", "b"]))
-        .await
-        .unwrap();
+    let beat = store.heartbeat_leases("w", 1, 0, owned(&["a", "b"]), &[]);
+    assert_eq!(beat.await.unwrap(), Some(vec![]));
     let lease = store.lease_worker("w", &fresh_lease_id(), 1, 10, 0).await;
     assert_eq!(granted(lease.unwrap()).match_id, "m0");
     let lease = store.lease_worker("w", &fresh_lease_id(), 1, 10, 0).await;
@@ -1553,16 +1732,16 @@ async fn heartbeat_leases_extends_every_lease_or_none(store: Store) {
     let mine = granted(store.lease_worker("w1", "l1", 0, 100, 0).await.unwrap());
     let theirs = granted(store.lease_worker("w2", "l2", 0, 200, 0).await.unwrap());
     let done = granted(store.lease_worker("w1", "l3", 0, 300, 0).await.unwrap());
-    let accepted = store
-        .complete(
-            "w1",
-            &done.match_id,
-            "l3",
-            seated_record(&done.match_id, AC),
-            None,
-        )
-        .await
-        .unwrap();
+    let accepted = complete(
+        &store,
+        "w1",
+        &done.match_id,
+        "l3",
+        seated_record(&done.match_id, AC),
+        None,
+    )
+    .await
+    .unwrap();
     assert_eq!(accepted, CompleteOutcome::Accepted);
 
     // One lease of another worker's among them: refused, and none extended.
@@ -1730,7 +1909,7 @@ async fn report_is_complete_for_the_holder_and_idempotent(store: Store) {
     assert_eq!(store.replay("m0").await.unwrap(), Some(replay));
     // The lease ended with the result.
     assert_eq!(store.next_expiry().await.unwrap(), None);
-    assert!(!store.extend("w", &lease.lease_id, 1, 100).await.unwrap());
+    assert!(!extend(&store, "w", &lease.lease_id, 1, 100).await.unwrap());
     let status = store.status("t").await.unwrap();
     assert_eq!((status.done, status.leased), (1, 0));
 }
@@ -1934,7 +2113,8 @@ async fn redis_state_survives_a_coordinator_restart() {
     let l0 = lease_as(&store, "w", 0, 100).await.unwrap();
     let l1 = lease_as(&store, "w", 0, 500).await.unwrap();
     let l2 = lease_as(&store, "w", 0, 500).await.unwrap();
-    let done = store.complete(
+    let done = complete(
+        &store,
         &l0.worker,
         "m0",
         &l0.lease_id,
@@ -1943,17 +2123,17 @@ async fn redis_state_survives_a_coordinator_restart() {
     );
     assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
     assert!(
-        store
-            .fail(
-                &l2.worker,
-                "m2",
-                &l2.lease_id,
-                "oom in sandbox",
-                MAX_ATTEMPTS
-            )
-            .await
-            .unwrap()
-            .is_some()
+        fail(
+            &store,
+            &l2.worker,
+            "m2",
+            &l2.lease_id,
+            "oom in sandbox",
+            MAX_ATTEMPTS
+        )
+        .await
+        .unwrap()
+        .is_some()
     );
     store
         .register_worker(
@@ -1989,8 +2169,7 @@ async fn redis_state_survives_a_coordinator_restart() {
 
     // It carries on where the old one stopped.
     assert!(
-        store
-            .extend(&l1.worker, &l1.lease_id, 50, 500)
+        extend(&store, &l1.worker, &l1.lease_id, 50, 500)
             .await
             .unwrap()
     );
@@ -2003,9 +2182,23 @@ async fn redis_state_survives_a_coordinator_restart() {
     let again = lease_as(&store, "w2", 60, 100).await.unwrap();
     assert_eq!((again.match_id.as_str(), again.attempt), ("m2", 2));
     assert!(![&l0, &l1, &l2].iter().any(|l| l.lease_id == again.lease_id));
-    let repeat = store.complete(&l0.worker, "m0", &l0.lease_id, record("m0", 0, 99), None);
+    let repeat = complete(
+        &store,
+        &l0.worker,
+        "m0",
+        &l0.lease_id,
+        record("m0", 0, 99),
+        None,
+    );
     assert_eq!(repeat.await.unwrap(), CompleteOutcome::Duplicate);
-    let l1_done = store.complete(&l1.worker, "m1", &l1.lease_id, record("m1", 0, 4), None);
+    let l1_done = complete(
+        &store,
+        &l1.worker,
+        "m1",
+        &l1.lease_id,
+        reseated(record("m1", 0, 4), CD),
+        None,
+    );
     assert_eq!(l1_done.await.unwrap(), CompleteOutcome::Accepted);
     assert_eq!(
         requeued(store.expire(1000, MAX_ATTEMPTS).await.unwrap()),
@@ -2027,13 +2220,13 @@ async fn redis_writes_only_documented_keys() {
         .unwrap();
     let lease = lease_as(&store, "w", 0, 10).await.unwrap();
     assert!(
-        store
-            .extend(&lease.worker, &lease.lease_id, 1, 10)
+        extend(&store, &lease.worker, &lease.lease_id, 1, 10)
             .await
             .unwrap()
     );
     let replay = Some(b"r".to_vec());
-    let done = store.complete(
+    let done = complete(
+        &store,
         &lease.worker,
         &lease.match_id,
         &lease.lease_id,

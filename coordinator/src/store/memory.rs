@@ -235,67 +235,6 @@ impl MemoryStore {
         Ok(state.get_tournament(tournament)?.byes.clone())
     }
 
-    /// See [`Store::lease`](crate::store::Store::lease).
-    pub async fn lease(
-        &self,
-        worker: &str,
-        lease_id: &str,
-        now_ms: u64,
-        ttl_ms: u64,
-        cached: &[EntrantId],
-        environment: &str,
-    ) -> Result<Option<Lease>> {
-        self.lock()
-            .lease(worker, lease_id, now_ms, ttl_ms, cached, environment)
-    }
-
-    /// See [`Store::extend`](crate::store::Store::extend).
-    pub async fn extend(
-        &self,
-        worker: &str,
-        lease_id: &str,
-        now_ms: u64,
-        ttl_ms: u64,
-    ) -> Result<bool> {
-        let mut guard = self.lock();
-        let state = &mut *guard;
-        let Some(entry) = state
-            .lease_match
-            .get(lease_id)
-            .and_then(|m| state.matches.get_mut(m))
-        else {
-            return Ok(false);
-        };
-        let cancelled = state
-            .tournaments
-            .get(&entry.tournament)
-            .is_none_or(|t| t.spec.cancelled);
-        let Slot::Leased {
-            lease_id: current,
-            worker: holder,
-            expires_at_ms,
-        } = &mut entry.slot
-        else {
-            return Ok(false);
-        };
-        if current != lease_id {
-            return Ok(false);
-        }
-        if holder != worker {
-            return Err(not_holder(lease_id, worker));
-        }
-        if cancelled || *expires_at_ms <= now_ms {
-            return Ok(false);
-        }
-        let renewed = expiry(now_ms, ttl_ms);
-        state
-            .expiries
-            .remove(&(*expires_at_ms, lease_id.to_owned()));
-        state.expiries.insert((renewed, lease_id.to_owned()));
-        *expires_at_ms = renewed;
-        Ok(true)
-    }
-
     /// See [`Store::expire`](crate::store::Store::expire).
     pub async fn expire(&self, now_ms: u64, max_attempts: u32) -> Result<Vec<ExpiredLease>> {
         let mut guard = self.lock();
@@ -344,20 +283,6 @@ impl MemoryStore {
         Ok(self.lock().expiries.first().map(|(at, _)| *at))
     }
 
-    /// See [`Store::complete`](crate::store::Store::complete).
-    pub async fn complete(
-        &self,
-        worker: &str,
-        match_id: &str,
-        lease_id: &str,
-        record: MatchRecord,
-        replay: Option<Vec<u8>>,
-    ) -> Result<CompleteOutcome> {
-        check_record(match_id, &record)?;
-        self.lock()
-            .complete(worker, match_id, lease_id, record, replay)
-    }
-
     /// See [`Store::report`](crate::store::Store::report): the seat check,
     /// the completion and the count under one lock.
     pub async fn report(
@@ -384,19 +309,6 @@ impl MemoryStore {
             state.record_lease_end(worker, false, rule.window);
         }
         Ok(Reported::Checked(outcome))
-    }
-
-    /// See [`Store::fail`](crate::store::Store::fail).
-    pub async fn fail(
-        &self,
-        worker: &str,
-        match_id: &str,
-        lease_id: &str,
-        reason: &str,
-        max_attempts: u32,
-    ) -> Result<Option<AttemptEnd>> {
-        self.lock()
-            .fail(worker, match_id, lease_id, reason, max_attempts)
     }
 
     /// See [`Store::fail_counted`](crate::store::Store::fail_counted): the
@@ -537,22 +449,6 @@ impl MemoryStore {
         Ok(())
     }
 
-    /// See [`Store::heartbeat_worker`](crate::store::Store::heartbeat_worker).
-    pub async fn heartbeat_worker(
-        &self,
-        id: &str,
-        now_ms: u64,
-        cached: Vec<EntrantId>,
-    ) -> Result<bool> {
-        let mut state = self.lock();
-        let Some((info, seen)) = state.workers.get_mut(id) else {
-            return Ok(false);
-        };
-        info.cached = cached;
-        *seen = now_ms;
-        Ok(true)
-    }
-
     /// See [`Store::worker`](crate::store::Store::worker).
     pub async fn worker(&self, id: &str) -> Result<Option<WorkerInfo>> {
         Ok(self.lock().workers.get(id).map(|(info, _)| info.clone()))
@@ -570,9 +466,9 @@ impl MemoryStore {
             .collect())
     }
 
-    /// See [`Store::heartbeat_leases`](crate::store::Store::heartbeat_leases).
-    /// Every lease is checked before any is extended; no call awaits, so
-    /// nothing else runs in between.
+    /// See [`Store::heartbeat_leases`](crate::store::Store::heartbeat_leases):
+    /// the heartbeat and every extension under one lock, each lease checked
+    /// before any is extended.
     pub async fn heartbeat_leases(
         &self,
         worker: &str,
@@ -581,41 +477,27 @@ impl MemoryStore {
         cached: Vec<EntrantId>,
         lease_ids: &[String],
     ) -> Result<Option<Vec<String>>> {
-        if !self.heartbeat_worker(worker, now_ms, cached).await? {
+        let mut state = self.lock();
+        let Some((info, seen)) = state.workers.get_mut(worker) else {
             return Ok(None);
-        }
+        };
+        info.cached = cached;
+        *seen = now_ms;
         for lease_id in lease_ids {
-            if self
+            if state
                 .lease_holder(lease_id)
                 .is_some_and(|holder| holder != worker)
             {
-                return Err(StoreError::NotLeaseHolder {
-                    lease_id: lease_id.clone(),
-                    worker: worker.to_owned(),
-                });
+                return Err(not_holder(lease_id, worker));
             }
         }
         let mut lost = Vec::new();
         for lease_id in lease_ids {
-            if !self.extend(worker, lease_id, now_ms, ttl_ms).await? {
+            if !state.extend(worker, lease_id, now_ms, ttl_ms)? {
                 lost.push(lease_id.clone());
             }
         }
         Ok(Some(lost))
-    }
-
-    /// The worker holding `lease_id`, if it is its match's current lease.
-    fn lease_holder(&self, lease_id: &str) -> Option<String> {
-        let state = self.lock();
-        let entry = state.matches.get(state.lease_match.get(lease_id)?)?;
-        match &entry.slot {
-            Slot::Leased {
-                lease_id: current,
-                worker,
-                ..
-            } if current == lease_id => Some(worker.clone()),
-            _ => None,
-        }
     }
 
     /// See [`Store::lease_worker`](crate::store::Store::lease_worker): the
@@ -701,7 +583,12 @@ impl MemoryStore {
 }
 
 impl State {
-    /// [`Store::lease`](crate::store::Store::lease) on the locked state.
+    /// Leases a queued match to `worker`, whose build cache and environment
+    /// the caller read, under `lease_id` until `now_ms + ttl_ms`; `None` if
+    /// nothing it may play is queued. Takes the oldest eligible match,
+    /// except that among the first [`LEASE_PREFERENCE_WINDOW`] it prefers
+    /// the first one whose entrants are all in `cached`, sparing the worker
+    /// a build.
     fn lease(
         &mut self,
         worker: &str,
@@ -783,8 +670,63 @@ impl State {
         }))
     }
 
-    /// [`Store::complete`](crate::store::Store::complete) on the locked
-    /// state, the record already checked against `match_id`.
+    /// Moves a lease's expiry to `now_ms + ttl_ms`, as the Heartbeat call
+    /// does for each lease it lists. `false` (and no change) if the lease
+    /// is not its match's current one, the tournament is cancelled, or the
+    /// lease has already run out; [`StoreError::NotLeaseHolder`] if it is
+    /// current but `worker` is not the one it was granted to.
+    fn extend(&mut self, worker: &str, lease_id: &str, now_ms: u64, ttl_ms: u64) -> Result<bool> {
+        let Some(entry) = self
+            .lease_match
+            .get(lease_id)
+            .and_then(|m| self.matches.get_mut(m))
+        else {
+            return Ok(false);
+        };
+        let cancelled = self
+            .tournaments
+            .get(&entry.tournament)
+            .is_none_or(|t| t.spec.cancelled);
+        let Slot::Leased {
+            lease_id: current,
+            worker: holder,
+            expires_at_ms,
+        } = &mut entry.slot
+        else {
+            return Ok(false);
+        };
+        if current != lease_id {
+            return Ok(false);
+        }
+        if holder != worker {
+            return Err(not_holder(lease_id, worker));
+        }
+        if cancelled || *expires_at_ms <= now_ms {
+            return Ok(false);
+        }
+        let renewed = expiry(now_ms, ttl_ms);
+        self.expiries.remove(&(*expires_at_ms, lease_id.to_owned()));
+        self.expiries.insert((renewed, lease_id.to_owned()));
+        *expires_at_ms = renewed;
+        Ok(true)
+    }
+
+    /// The worker holding `lease_id`, if it is its match's current lease.
+    fn lease_holder(&self, lease_id: &str) -> Option<&str> {
+        let entry = self.matches.get(self.lease_match.get(lease_id)?)?;
+        match &entry.slot {
+            Slot::Leased {
+                lease_id: current,
+                worker,
+                ..
+            } if current == lease_id => Some(worker),
+            _ => None,
+        }
+    }
+
+    /// The ReportResult call's completion on the locked state, the record
+    /// already checked against `match_id`: the first valid report wins, as
+    /// [`Store::report`](crate::store::Store::report) says.
     fn complete(
         &mut self,
         worker: &str,
@@ -819,7 +761,9 @@ impl State {
         Ok(CompleteOutcome::Accepted)
     }
 
-    /// [`Store::fail`](crate::store::Store::fail) on the locked state.
+    /// The ReportFailure call's failure on the locked state, as
+    /// [`Store::fail_counted`](crate::store::Store::fail_counted) says
+    /// before it counts.
     fn fail(
         &mut self,
         worker: &str,

@@ -18,18 +18,19 @@
 //!
 //! # The match life cycle
 //!
-//! `schedule_round` queues a round's matches at the back. `lease` hands the
-//! front one (or, among the first [`LEASE_PREFERENCE_WINDOW`], the first one
-//! whose entrants the worker has already built) to a worker until a deadline.
-//! The worker `extend`s the lease while it plays and then either `complete`s
-//! the match or reports an infrastructure failure with `fail`. A lease that
-//! is neither extended nor ended runs out, and `expire` puts its match back at
-//! the front of the queue; so does `fail`. Each return to the queue adds one to
-//! the match's attempt number; after too many failed attempts in a row the
-//! match is set aside as stuck until an organiser `requeue`s it. The first
-//! result reported under the current lease wins; anything after it is
+//! `schedule_round` queues a round's matches at the back. `lease_worker`
+//! hands the front one (or, among the first [`LEASE_PREFERENCE_WINDOW`], the
+//! first one whose entrants the worker has already built) to a registered,
+//! live worker until a deadline. The worker's `heartbeat_leases` extends its
+//! leases while it plays, and then it either `report`s the match's result or
+//! reports an infrastructure failure with `fail_counted`. A lease that is
+//! neither extended nor ended runs out, and `expire` puts its match back at
+//! the front of the queue; so does a failure. Each return to the queue adds
+//! one to the match's attempt number; after too many failed attempts in a
+//! row the match is set aside as stuck until an organiser `requeue`s it. The
+//! first result reported under the current lease wins; anything after it is
 //! acknowledged and dropped. Only the worker a lease was granted to may
-//! extend, complete or fail it.
+//! extend, report on or fail it.
 //!
 //! Time is always a parameter (`now_ms`, on whatever millisecond clock the
 //! caller uses, below 2^53), never read inside the store, so tests control it
@@ -142,31 +143,18 @@ impl Store {
 
     // Queue and leases.
 
-    /// Leases a queued match to `worker` under `lease_id` (the caller makes
-    /// it unique and unguessable; [`StoreError::DuplicateLease`] if a current
-    /// lease has it) until
-    /// `now_ms + ttl_ms`, or `None` if the queue is empty. Takes the oldest
-    /// queued match, except that among the first [`LEASE_PREFERENCE_WINDOW`]
-    /// it prefers the first one whose entrants are all in `cached`, sparing
-    /// the worker a build.
-    pub async fn lease(
-        &self,
-        worker: &str,
-        lease_id: &str,
-        now_ms: u64,
-        ttl_ms: u64,
-        cached: &[EntrantId],
-        environment: &str,
-    ) -> Result<Option<Lease>> {
-        dispatch!(self.lease(worker, lease_id, now_ms, ttl_ms, cached, environment))
-    }
-
-    /// The Lease call: leases a match to `worker` as [`Store::lease`] does,
-    /// with the worker's own build cache and environment as registered,
-    /// but only if it is registered, was heard from at or after
-    /// `alive_since_ms`, and is not quarantined ([`LeaseGrant`] says which
-    /// refusal, and nothing is written then). The Redis backend does it
-    /// all in one script.
+    /// The Lease call: leases a queued match to `worker` under `lease_id`
+    /// (the caller makes it unique and unguessable;
+    /// [`StoreError::DuplicateLease`] if a current lease has it) until
+    /// `now_ms + ttl_ms`, but only if the worker is registered, was heard
+    /// from at or after `alive_since_ms`, and is not quarantined
+    /// ([`LeaseGrant`] says which refusal, and nothing is written then).
+    /// Only matches of tournaments that name no environment, or the
+    /// worker's registered one, are eligible. Takes the oldest eligible
+    /// match, except that among the first [`LEASE_PREFERENCE_WINDOW`] it
+    /// prefers the first one whose entrants are all in the worker's build
+    /// cache (as registered or last heartbeat), sparing it a build. The
+    /// Redis backend does it all in one script.
     pub async fn lease_worker(
         &self,
         worker: &str,
@@ -178,23 +166,8 @@ impl Store {
         dispatch!(self.lease_worker(worker, lease_id, now_ms, ttl_ms, alive_since_ms))
     }
 
-    /// Moves a lease's expiry to `now_ms + ttl_ms`. `false` (and no change)
-    /// if the lease is not its match's current one, the match is done, the
-    /// tournament is cancelled, or the lease has already run out;
-    /// [`StoreError::NotLeaseHolder`] if it is current but `worker` is not
-    /// the one it was granted to.
-    pub async fn extend(
-        &self,
-        worker: &str,
-        lease_id: &str,
-        now_ms: u64,
-        ttl_ms: u64,
-    ) -> Result<bool> {
-        dispatch!(self.extend(worker, lease_id, now_ms, ttl_ms))
-    }
-
     /// Ends every lease with `expires_at_ms <= now_ms`, earliest expiry
-    /// first, as [`Store::fail`] ends an attempt (with the reason
+    /// first, as [`Store::fail_counted`] ends an attempt (with the reason
     /// [`LEASE_EXPIRED`]): requeued at the front, set aside as stuck after
     /// `max_attempts` failures in a row, or dropped if the tournament was
     /// cancelled. Returns every lease it ended, in that order.
@@ -220,56 +193,27 @@ impl Store {
         dispatch!(self.next_expiry())
     }
 
-    /// Reports a match's result under `lease_id`. The first valid report
-    /// wins: it is [`CompleteOutcome::Accepted`] only if the match has no
-    /// result yet and `lease_id` is its current lease; then the record (and
-    /// replay, if any) is stored, the match is done and the lease ends. A
-    /// report for a finished match is a `Duplicate`, one under an outdated
-    /// lease a `StaleLease`; both change nothing. `record.match_id` must be
+    /// The ReportResult call: reports a match's result under `lease_id`.
+    ///
+    /// First the record's seats are compared with the match's pairing
+    /// (entrant ids in seat order): a record that seats anyone else is
+    /// [`Reported::WrongSeats`] and changes nothing, before the match's
+    /// state is looked at (an unknown match is still `Checked(Unknown)`).
+    /// Otherwise the first valid report wins: it is
+    /// [`CompleteOutcome::Accepted`] only if the match has no result yet and
+    /// `lease_id` is its current lease; then the record (and replay, if any)
+    /// is stored, the match is done and the lease ends. A report for a
+    /// finished match is a `Duplicate`, one under an outdated lease a
+    /// `StaleLease`; both change nothing. `record.match_id` must be
     /// `match_id` ([`StoreError::MismatchedRecord`]), and a current lease
     /// may only be reported on by its own worker
-    /// ([`StoreError::NotLeaseHolder`]).
-    pub async fn complete(
-        &self,
-        worker: &str,
-        match_id: &str,
-        lease_id: &str,
-        record: MatchRecord,
-        replay: Option<Vec<u8>>,
-    ) -> Result<CompleteOutcome> {
-        dispatch!(self.complete(worker, match_id, lease_id, record, replay))
-    }
-
-    /// Ends the current lease after an infrastructure failure (not the bots'
-    /// fault), recording `reason` among the match's failures. The match goes
-    /// back to the front of the queue with the next attempt number, unless
-    /// this was its `max_attempts`-th failure in a row (then it is
-    /// [`MatchState::Stuck`]) or its tournament was cancelled (dropped).
-    /// `None` (and no change) if `lease_id` is not the match's current
-    /// lease; [`StoreError::NotLeaseHolder`] if it is but `worker` does not
-    /// hold it.
-    pub async fn fail(
-        &self,
-        worker: &str,
-        match_id: &str,
-        lease_id: &str,
-        reason: &str,
-        max_attempts: u32,
-    ) -> Result<Option<AttemptEnd>> {
-        dispatch!(self.fail(worker, match_id, lease_id, reason, max_attempts))
-    }
-
-    /// The ReportResult call: [`Store::complete`] in one step with two
-    /// more things. First the record's seats are compared with the match's
-    /// pairing (entrant ids in seat order): a record that seats anyone else
-    /// is [`Reported::WrongSeats`] and changes nothing, before the match's
-    /// state is looked at (an unknown match is still `Checked(Unknown)`).
-    /// Then, if the result is accepted and `quarantine` is given, the lease's
-    /// end is counted for `worker` as [`Store::record_lease_end`] counts a
-    /// lease that ended with a result. The Redis backend does it all in one
-    /// script, so the caller need not read the pairing to check a result
-    /// against it: everything else a result is checked for follows from
-    /// its own seats.
+    /// ([`StoreError::NotLeaseHolder`]). If the result is accepted and
+    /// `quarantine` is given, the lease's end is counted for `worker` as
+    /// [`Store::record_lease_end`] counts a lease that ended with a result.
+    ///
+    /// The Redis backend does it all in one script, so the caller need not
+    /// read the pairing to check a result against it: everything else a
+    /// result is checked for follows from its own seats.
     pub async fn report(
         &self,
         worker: &str,
@@ -282,13 +226,19 @@ impl Store {
         dispatch!(self.report(worker, match_id, lease_id, record, replay, quarantine))
     }
 
-    /// [`Store::fail`], and if it ended the attempt and `quarantine` is
-    /// given, the lease's end counted for `worker` as a failure (as
-    /// [`Store::record_lease_end`] does) and the worker quarantined
-    /// (as [`Store::set_quarantined`]) when that leaves
-    /// `quarantine.failures` or more failures in its window. `None` and no
-    /// change, or [`StoreError::NotLeaseHolder`], exactly as `fail`. The
-    /// Redis backend does it in one script.
+    /// The ReportFailure call: ends the current lease after an
+    /// infrastructure failure (not the bots' fault), recording `reason`
+    /// among the match's failures. The match goes back to the front of the
+    /// queue with the next attempt number, unless this was its
+    /// `max_attempts`-th failure in a row (then it is [`MatchState::Stuck`])
+    /// or its tournament was cancelled (dropped). If it ended the attempt
+    /// and `quarantine` is given, the lease's end is also counted for
+    /// `worker` as a failure (as [`Store::record_lease_end`] does) and the
+    /// worker quarantined (as [`Store::set_quarantined`]) when that leaves
+    /// `quarantine.failures` or more failures in its window. `None` (and no
+    /// change) if `lease_id` is not the match's current lease;
+    /// [`StoreError::NotLeaseHolder`] if it is but `worker` does not hold
+    /// it. The Redis backend does it in one script.
     pub async fn fail_counted(
         &self,
         worker: &str,
@@ -341,24 +291,16 @@ impl Store {
         dispatch!(self.register_worker(info, now_ms))
     }
 
-    /// Records that a worker is alive at `now_ms` and has built `cached`.
-    /// `false` if it never registered (it should register again, e.g. after
-    /// the memory store restarted).
-    pub async fn heartbeat_worker(
-        &self,
-        id: &str,
-        now_ms: u64,
-        cached: Vec<EntrantId>,
-    ) -> Result<bool> {
-        dispatch!(self.heartbeat_worker(id, now_ms, cached))
-    }
-
-    /// The Heartbeat call: [`Store::heartbeat_worker`], then
-    /// [`Store::extend`] of each of `lease_ids` to `now_ms + ttl_ms`.
-    /// `None` if the worker never registered (nothing written); otherwise
-    /// the listed leases that are no longer current. If any listed lease is
+    /// The Heartbeat call: records that `worker` is alive at `now_ms` and
+    /// has built `cached`, then moves the expiry of each of `lease_ids` to
+    /// `now_ms + ttl_ms`. `None` if the worker never registered (nothing
+    /// written; it should register again, e.g. after the memory store
+    /// restarted). Otherwise the listed leases that were not extended: not
+    /// their match's current lease, the match done, the tournament
+    /// cancelled, or the lease already run out. If any listed lease is
     /// current but held by another worker, [`StoreError::NotLeaseHolder`]
-    /// and no lease is extended. The Redis backend does it in one script.
+    /// and no lease is extended (the heartbeat itself is recorded). The
+    /// Redis backend does it in one script.
     pub async fn heartbeat_leases(
         &self,
         worker: &str,

@@ -108,8 +108,8 @@ pub enum CompleteOutcome {
 /// What [`Store::report`](super::Store::report) came to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Reported {
-    /// The record seats the match's entrants, in order, and
-    /// [`Store::complete`](super::Store::complete) would have answered this.
+    /// The record seats the match's entrants, in order, and this is what
+    /// became of it.
     Checked(CompleteOutcome),
     /// The record seats other entrants than the match does, or another
     /// number of them: nothing was written, whatever the match's state.
@@ -184,7 +184,7 @@ pub enum MatchState {
     /// Never played: the tournament was cancelled while it was queued, or its
     /// lease ran out after the cancel.
     Dropped,
-    /// Its attempts failed [`Store::fail`](super::Store::fail)'s cap times in
+    /// Its attempts failed the attempt cap's number of times in
     /// a row: out of the queue, no result, until an organiser requeues it.
     Stuck,
 }
@@ -203,7 +203,8 @@ pub struct MatchInfo {
     /// The current or next lease's attempt number (1-based).
     pub attempt: u32,
     /// Why the previous attempt ended without a result (a failure reason
-    /// from [`Store::fail`](super::Store::fail), or "lease expired").
+    /// from [`Store::fail_counted`](super::Store::fail_counted), or "lease
+    /// expired").
     pub last_error: Option<String>,
     /// Every attempt that ended without a result, oldest first.
     pub failures: Vec<AttemptFailure>,

@@ -180,50 +180,6 @@ impl RedisStore {
         }
     }
 
-    /// See [`Store::lease`](crate::store::Store::lease).
-    pub async fn lease(
-        &self,
-        worker: &str,
-        lease_id: &str,
-        now_ms: u64,
-        ttl_ms: u64,
-        cached: &[EntrantId],
-        environment: &str,
-    ) -> Result<Option<Lease>> {
-        let expires_at_ms = expiry(now_ms, ttl_ms);
-        let reply: std::result::Result<Option<Vec<Option<String>>>, redis::RedisError> = SCRIPTS
-            .lease
-            .key(keys::QUEUE)
-            .key(keys::MATCH_SEATS)
-            .key(keys::MATCH_STATE)
-            .key(keys::MATCH_ATTEMPT)
-            .key(keys::MATCH_LEASE)
-            .key(keys::MATCH_WORKER)
-            .key(keys::LEASE_MATCH)
-            .key(keys::LEASES)
-            .key(keys::MATCH_TOURNAMENT)
-            .key(keys::MATCH_ROUND)
-            .key(keys::MATCH_PAIRING)
-            .key(keys::TOURNAMENT_ENV)
-            .arg(worker)
-            .arg(lease_id)
-            .arg(expires_at_ms)
-            .arg(LEASE_PREFERENCE_WINDOW)
-            .arg(environment)
-            .arg(cached)
-            .invoke_async(&mut self.conn())
-            .await;
-        let reply = match reply {
-            Err(e) if e.code() == Some("ARENA_DUPLICATE_LEASE") => {
-                return Err(StoreError::DuplicateLease(lease_id.to_owned()));
-            }
-            reply => reply?,
-        };
-        reply
-            .map(|reply| lease_reply(worker, expires_at_ms, reply))
-            .transpose()
-    }
-
     /// See [`Store::lease_worker`](crate::store::Store::lease_worker): one
     /// script checks the worker, reads its cache and environment, and
     /// leases, so the Lease call costs one round trip.
@@ -279,36 +235,6 @@ impl RedisStore {
         }
     }
 
-    /// See [`Store::extend`](crate::store::Store::extend).
-    pub async fn extend(
-        &self,
-        worker: &str,
-        lease_id: &str,
-        now_ms: u64,
-        ttl_ms: u64,
-    ) -> Result<bool> {
-        let extended: i64 = SCRIPTS
-            .extend
-            .key(keys::LEASE_MATCH)
-            .key(keys::MATCH_LEASE)
-            .key(keys::MATCH_STATE)
-            .key(keys::MATCH_TOURNAMENT)
-            .key(keys::CANCELLED)
-            .key(keys::LEASES)
-            .key(keys::MATCH_WORKER)
-            .arg(lease_id)
-            .arg(now_ms)
-            .arg(expiry(now_ms, ttl_ms))
-            .arg(worker)
-            .invoke_async(&mut self.conn())
-            .await?;
-        match extended {
-            1 => Ok(true),
-            -1 => Err(not_holder(lease_id, worker)),
-            _ => Ok(false),
-        }
-    }
-
     /// See [`Store::expire`](crate::store::Store::expire).
     pub async fn expire(&self, now_ms: u64, max_attempts: u32) -> Result<Vec<ExpiredLease>> {
         let flat: Vec<String> = SCRIPTS
@@ -356,26 +282,6 @@ impl RedisStore {
             .collect()
     }
 
-    /// See [`Store::complete`](crate::store::Store::complete).
-    pub async fn complete(
-        &self,
-        worker: &str,
-        match_id: &str,
-        lease_id: &str,
-        record: MatchRecord,
-        replay: Option<Vec<u8>>,
-    ) -> Result<CompleteOutcome> {
-        match self
-            .complete_script(worker, match_id, lease_id, record, replay, None, false)
-            .await?
-        {
-            Reported::Checked(outcome) => Ok(outcome),
-            Reported::WrongSeats => Err(StoreError::Corrupt(
-                "complete script compared seats it was not asked to".into(),
-            )),
-        }
-    }
-
     /// See [`Store::report`](crate::store::Store::report): `complete.lua`
     /// with its seat check and lease count, one round trip.
     pub async fn report(
@@ -386,23 +292,6 @@ impl RedisStore {
         record: MatchRecord,
         replay: Option<Vec<u8>>,
         quarantine: Option<QuarantineRule>,
-    ) -> Result<Reported> {
-        self.complete_script(worker, match_id, lease_id, record, replay, quarantine, true)
-            .await
-    }
-
-    /// Runs `complete.lua`; `check_seats` has it compare the record's
-    /// seats with the match's first.
-    #[allow(clippy::too_many_arguments)]
-    async fn complete_script(
-        &self,
-        worker: &str,
-        match_id: &str,
-        lease_id: &str,
-        record: MatchRecord,
-        replay: Option<Vec<u8>>,
-        quarantine: Option<QuarantineRule>,
-        check_seats: bool,
     ) -> Result<Reported> {
         check_record(match_id, &record)?;
         let json = to_json(&record, format!("record of match {match_id}"))?;
@@ -425,12 +314,9 @@ impl RedisStore {
             .arg(if replay.is_some() { "1" } else { "0" })
             .arg(replay.unwrap_or_default())
             .arg(worker)
-            .arg(quarantine_window(quarantine))
-            .arg(if check_seats { "1" } else { "0" });
-        if check_seats {
-            for seat in &record.seats {
-                script.arg(&seat.entrant);
-            }
+            .arg(quarantine_window(quarantine));
+        for seat in &record.seats {
+            script.arg(&seat.entrant);
         }
         let outcome: i64 = script.invoke_async(&mut self.conn()).await?;
         match outcome {
@@ -439,26 +325,11 @@ impl RedisStore {
             2 => Ok(Reported::Checked(CompleteOutcome::StaleLease)),
             3 => Ok(Reported::Checked(CompleteOutcome::Unknown)),
             4 => Err(not_holder(lease_id, worker)),
-            5 if check_seats => Ok(Reported::WrongSeats),
+            5 => Ok(Reported::WrongSeats),
             other => Err(StoreError::Corrupt(format!(
                 "complete script returned {other}"
             ))),
         }
-    }
-
-    /// See [`Store::fail`](crate::store::Store::fail).
-    pub async fn fail(
-        &self,
-        worker: &str,
-        match_id: &str,
-        lease_id: &str,
-        reason: &str,
-        max_attempts: u32,
-    ) -> Result<Option<AttemptEnd>> {
-        let failed = self
-            .fail_counted(worker, match_id, lease_id, reason, max_attempts, None)
-            .await?;
-        Ok(failed.map(|failed| failed.end))
     }
 
     /// See [`Store::fail_counted`](crate::store::Store::fail_counted):
@@ -586,27 +457,6 @@ impl RedisStore {
             .query_async(&mut self.conn())
             .await?;
         Ok(())
-    }
-
-    /// See [`Store::heartbeat_worker`](crate::store::Store::heartbeat_worker).
-    pub async fn heartbeat_worker(
-        &self,
-        id: &str,
-        now_ms: u64,
-        cached: Vec<EntrantId>,
-    ) -> Result<bool> {
-        let cached = to_json(&cached, format!("cache of worker {id}"))?;
-        let known: i64 = SCRIPTS
-            .heartbeat
-            .key(keys::WORKERS)
-            .key(keys::WORKER_CACHED)
-            .key(keys::WORKER_SEEN)
-            .arg(id)
-            .arg(now_ms)
-            .arg(cached)
-            .invoke_async(&mut self.conn())
-            .await?;
-        Ok(known == 1)
     }
 
     /// See [`Store::heartbeat_leases`](crate::store::Store::heartbeat_leases).

@@ -10,11 +10,12 @@
 //! `lua/end_attempt.lua` is not a script of its own: it defines the one
 //! function that ends an attempt, and is prepended to the two scripts that
 //! end attempts (`fail`, `expire`), so both apply the same rules. Likewise
-//! `lua/take.lua` defines the one function that picks and leases a queued
-//! match, prepended to both lease scripts (`lease`, `lease_worker`), and
-//! `lua/count_lease_end.lua` the one function that counts a worker's lease
-//! endings for the quarantine, prepended to `lease_end` and to the two
-//! scripts that count the lease they end (`complete`, `fail`).
+//! `lua/count_lease_end.lua` defines the one function that counts a
+//! worker's lease endings for the quarantine, prepended to `lease_end` and
+//! to the two scripts that count the lease they end (`complete`, `fail`).
+//! `lua/take.lua`, the function that picks and leases a queued match, is
+//! prepended to `lease_worker` alone: it keeps the choice of a match apart
+//! from the checks on the worker.
 
 use std::sync::LazyLock;
 
@@ -29,20 +30,14 @@ pub(super) struct Scripts {
     pub schedule_round: Script,
     /// `lua/cancel.lua`.
     pub cancel: Script,
-    /// `lua/lease.lua`.
-    pub lease: Script,
     /// `lua/lease_worker.lua`.
     pub lease_worker: Script,
-    /// `lua/extend.lua`.
-    pub extend: Script,
     /// `lua/expire.lua`.
     pub expire: Script,
     /// `lua/complete.lua`.
     pub complete: Script,
     /// `lua/fail.lua`.
     pub fail: Script,
-    /// `lua/heartbeat.lua`.
-    pub heartbeat: Script,
     /// `lua/heartbeat_leases.lua`.
     pub heartbeat_leases: Script,
     /// `lua/requeue.lua`.
@@ -56,15 +51,10 @@ pub(super) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
     create_tournament: Script::new(include_str!("lua/create_tournament.lua")),
     schedule_round: Script::new(include_str!("lua/schedule_round.lua")),
     cancel: Script::new(include_str!("lua/cancel.lua")),
-    lease: Script::new(concat!(
-        include_str!("lua/take.lua"),
-        include_str!("lua/lease.lua")
-    )),
     lease_worker: Script::new(concat!(
         include_str!("lua/take.lua"),
         include_str!("lua/lease_worker.lua")
     )),
-    extend: Script::new(include_str!("lua/extend.lua")),
     expire: Script::new(concat!(
         include_str!("lua/end_attempt.lua"),
         include_str!("lua/expire.lua")
@@ -78,7 +68,6 @@ pub(super) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
         include_str!("lua/count_lease_end.lua"),
         include_str!("lua/fail.lua")
     )),
-    heartbeat: Script::new(include_str!("lua/heartbeat.lua")),
     heartbeat_leases: Script::new(include_str!("lua/heartbeat_leases.lua")),
     requeue: Script::new(include_str!("lua/requeue.lua")),
     lease_end: Script::new(concat!(

@@ -3,8 +3,8 @@
 -- report, and reports under a lease that expired or failed, change nothing.
 -- A current lease may only be reported on by the worker it was granted to.
 --
--- For the ReportResult call it also, in the same step, refuses a record
--- that seats other entrants than the match (so the caller need not read the
+-- It is the ReportResult call in one step: it also refuses a record that
+-- seats other entrants than the match (so the caller need not read the
 -- pairing first), and counts an accepted result as a lease that ended well
 -- for the worker's quarantine window (`count_lease_end.lua`, prepended).
 --
@@ -27,8 +27,7 @@
 -- ARGV[5]: replay bytes (empty when ARGV[4] is "0")
 -- ARGV[6]: the reporting worker
 -- ARGV[7]: the quarantine window to count an accepted result in; "0": none
--- ARGV[8]: "1" to check the seats, "0" not to
--- ARGV[9 ..]: the record's entrant ids in seat order (when ARGV[8] is "1")
+-- ARGV[8 ..]: the record's entrant ids in seat order
 -- Returns: 0 accepted, 1 duplicate (already done), 2 stale lease,
 --          3 unknown match, 4 current lease held by another worker,
 --          5 the record's seats are not the match's. Only 0 wrote anything.
@@ -40,21 +39,19 @@ local match, lease = ARGV[1], ARGV[2]
 if redis.call('HEXISTS', KEYS[1], match) == 0 then
     return 3
 end
-if ARGV[8] == '1' then
-    local stored = redis.call('HGET', KEYS[9], match)
-    local seats
-    if stored then
-        seats = cjson.decode(stored)
-    else
-        seats = cjson.decode(redis.call('HGET', KEYS[10], match) or '{}')['seats'] or {}
-    end
-    if #seats ~= #ARGV - 8 then
+local stored = redis.call('HGET', KEYS[9], match)
+local seats
+if stored then
+    seats = cjson.decode(stored)
+else
+    seats = cjson.decode(redis.call('HGET', KEYS[10], match) or '{}')['seats'] or {}
+end
+if #seats ~= #ARGV - 7 then
+    return 5
+end
+for i, entrant in ipairs(seats) do
+    if entrant ~= ARGV[7 + i] then
         return 5
-    end
-    for i, entrant in ipairs(seats) do
-        if entrant ~= ARGV[8 + i] then
-            return 5
-        end
     end
 end
 local state = redis.call('HGET', KEYS[2], match)

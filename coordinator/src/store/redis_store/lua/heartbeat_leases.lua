@@ -1,6 +1,10 @@
 -- The Heartbeat call in one round trip: records that a registered worker is
--- alive and what it has built (as heartbeat.lua), then extends each listed
--- lease that is still current (as extend.lua) and names the others.
+-- alive and what it has built, then extends each listed lease that is still
+-- live and names the others. A lease is live if it is its match's current
+-- one, the match is leased (not done), its tournament is not cancelled and
+-- its expiry is still after now (expired means expiry <= now, even if
+-- `expire` has not swept it). A current lease may only be extended by the
+-- worker it was granted to.
 --
 -- KEYS[1]:  arena:workers           HASH worker -> WorkerInfo JSON
 -- KEYS[2]:  arena:worker_cached     HASH worker -> JSON array of entrant ids

@@ -1,6 +1,7 @@
 -- Not a script of its own: the function that picks a queued match and
--- leases it, prepended to `lease.lua` and `lease_worker.lua` so both choose
--- the same way. It uses the first twelve KEYS of both scripts, which agree:
+-- leases it, prepended to `lease_worker.lua`, which checks the worker and
+-- reads its cache and environment first. It uses that script's first twelve
+-- KEYS:
 --
 -- KEYS[1]:  arena:queue             LIST of queued match ids
 -- KEYS[2]:  arena:match_seats       HASH match -> seats JSON array
