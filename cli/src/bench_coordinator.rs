@@ -189,11 +189,8 @@ async fn measure(plan: Plan, redis: &RedisServer) -> anyhow::Result<Figures> {
         status.queued
     );
 
-    let socket = tokio::net::TcpSocket::new_v4()?;
-    socket.set_nodelay(true)?;
-    socket.bind("127.0.0.1:0".parse()?)?;
-    let listener = socket
-        .listen(1024)
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
         .context("binding the bench's gRPC listener")?;
     let addr = listener.local_addr()?;
     let tokens = Tokens {
