@@ -18,6 +18,7 @@ mod coordinator_restart;
 mod cut_off_worker;
 mod drain;
 mod ffa_tournament;
+mod grid_royale_tournaments;
 mod lease_ttl;
 mod quick_start;
 mod redis_restart;
