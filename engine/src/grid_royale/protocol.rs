@@ -63,8 +63,8 @@ struct BaseView {
     y: usize,
 }
 
-/// The seed's five parameters, plus the border's two (a bot cannot plan
-/// around the border without them).
+/// The seed's five parameters, exactly (the border's follow from
+/// `safe_zone` from turn to turn).
 #[derive(Serialize)]
 struct ParamsView {
     cargo_cap: u32,
@@ -72,8 +72,6 @@ struct ParamsView {
     move_cost_divisor: u32,
     harvest_divisor: u32,
     units_cap: u32,
-    shrink_interval: u32,
-    min_zone: usize,
 }
 
 fn observation(
@@ -111,8 +109,6 @@ fn observation(
             move_cost_divisor: p.move_cost_divisor,
             harvest_divisor: p.harvest_divisor,
             units_cap: p.units_cap,
-            shrink_interval: p.shrink_interval,
-            min_zone: p.min_zone,
         },
         fuel,
     }

@@ -71,7 +71,7 @@ fn the_observation_is_the_seed_object_with_fuel_null_for_a_process() {
     assert_eq!(
         obs["params"],
         json!({"cargo_cap": 1000, "spawn_cost": 500, "move_cost_divisor": 10,
-               "harvest_divisor": 4, "units_cap": 50, "shrink_interval": 25, "min_zone": 8})
+               "harvest_divisor": 4, "units_cap": 50})
     );
     assert_eq!(obs["fuel"], Value::Null);
     g.step(&idle(2));
