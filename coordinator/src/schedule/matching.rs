@@ -18,11 +18,9 @@
 //! with integer weights every quantity stays integral (the slack between two
 //! S-blossoms is always even).
 //!
-//! [`max_weight_perfect_matching`] wraps it for dense graphs: solve on a
-//! sparse candidate set, then use the final duals as an optimality
-//! certificate for the full graph and add violated edges until there are
-//! none. The Swiss scheduler pairs through it; both functions are public so
-//! that tests (and curious callers) can use them directly.
+//! [`solve_sparse`] runs it on a sparse candidate set and keeps the final
+//! duals, which `schedule::pricing` uses as an optimality certificate for the
+//! Swiss scheduler's implicit complete graph.
 
 use std::cmp::Ordering;
 
@@ -81,111 +79,6 @@ pub fn max_weight_matching(
     let mut m = Matcher::new(vertices, edges);
     m.run(max_cardinality);
     Ok(m.mates())
-}
-
-/// A maximum-weight *perfect* matching of the graph on `0..vertices` whose
-/// edge weights are given by `weight` (`None`: no edge), or `None` when the
-/// graph has no perfect matching.
-///
-/// Dense graphs are solved by *pricing*: the blossom algorithm first runs on
-/// the sparse `candidates` only; its final duals are then checked against
-/// every edge of the full graph. For perfect matchings, duals under which no
-/// edge has negative slack (counting the blossoms that contain both ends)
-/// prove optimality over the whole graph — so if none is violated the
-/// candidate solution is the answer, and otherwise the violated edges join
-/// the candidates and it runs again (after a few rounds, or if the
-/// candidates admit no perfect matching, on the full graph). The result is
-/// exact either way; good candidates (edges likely to be chosen, plus enough
-/// to make a perfect matching) just make it fast.
-pub fn max_weight_perfect_matching(
-    vertices: usize,
-    weight: impl Fn(usize, usize) -> Option<Weight>,
-    candidates: &[(usize, usize)],
-) -> Result<Option<Vec<usize>>, MatchingError> {
-    /// Pricing rounds before giving up on sparsity.
-    const ROUNDS: usize = 12;
-    /// Violated edges each vertex may add per round.
-    const PER_VERTEX: usize = 3;
-    let full = || -> Vec<(usize, usize, Weight)> {
-        let mut all = Vec::new();
-        for i in 0..vertices {
-            for j in i + 1..vertices {
-                if let Some(w) = weight(i, j) {
-                    all.push((i, j, w));
-                }
-            }
-        }
-        all
-    };
-    let mut seen = std::collections::HashSet::new();
-    let mut edges = Vec::with_capacity(candidates.len());
-    for &(i, j) in candidates {
-        if i == j || i >= vertices || j >= vertices || !seen.insert((i.min(j), i.max(j))) {
-            continue;
-        }
-        if let Some(w) = weight(i, j) {
-            edges.push((i.min(j), i.max(j), w));
-        }
-    }
-    let mut is_full = false;
-    for round in 0.. {
-        if round >= ROUNDS && !is_full {
-            edges = full();
-            is_full = true;
-        }
-        validate(vertices, &edges)?;
-        let mut m = Matcher::new(vertices, &edges);
-        m.run(true);
-        let mate = m.mates();
-        if mate.iter().any(Option::is_none) {
-            if is_full {
-                return Ok(None);
-            }
-            edges = full();
-            is_full = true;
-            continue;
-        }
-        if is_full {
-            return Ok(Some(mate.into_iter().flatten().collect()));
-        }
-        // Each vertex proposes its few most violated edges (adding every
-        // violated edge would make the next round nearly dense).
-        let chains = m.blossom_chains();
-        let mut worst: Vec<Vec<(Weight, usize)>> = vec![Vec::new(); vertices];
-        for i in 0..vertices {
-            for j in i + 1..vertices {
-                if let Some(w) = weight(i, j) {
-                    let slack = m.full_slack(&chains, i, j, w);
-                    if slack < 0 {
-                        for (a, b) in [(i, j), (j, i)] {
-                            let list = &mut worst[a];
-                            list.push((slack, b));
-                            if list.len() > 2 * PER_VERTEX {
-                                list.sort_unstable();
-                                list.truncate(PER_VERTEX);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        let mut violated = Vec::new();
-        for (i, mut list) in worst.into_iter().enumerate() {
-            list.sort_unstable();
-            for (_, j) in list.into_iter().take(PER_VERTEX) {
-                if seen.insert((i.min(j), i.max(j)))
-                    && let Some(w) = weight(i, j)
-                {
-                    violated.push((i.min(j), i.max(j), w));
-                }
-            }
-        }
-        if violated.is_empty() {
-            return Ok(Some(mate.into_iter().flatten().collect()));
-        }
-        edges.extend(violated);
-    }
-    unreachable!("the loop returns once it runs on the full graph")
 }
 
 /// One exact solve of a sparse graph, kept with the duals that certify it.
@@ -1164,64 +1057,6 @@ mod tests {
     /// Pricing from poor candidate sets reaches the same optimum as the plain
     /// algorithm on the full graph (or agrees that no perfect matching
     /// exists), on graphs too large for brute force.
-    #[test]
-    fn pricing_matches_full_graph() {
-        let mut state = 0x0dd_ba11_u64;
-        let mut next = move |bound: u64| {
-            state = crate::schedule::splitmix64(state);
-            state % bound
-        };
-        for round in 0..300 {
-            let nv = 2 * (1 + next(30) as usize);
-            let span = [4, 50, 1 << 40][round % 3];
-            let missing = [0, 0, 3, 30][round % 4]; // percent of absent edges
-            let mut w = vec![None; nv * nv];
-            for a in 0..nv {
-                for b in a + 1..nv {
-                    if next(100) >= missing {
-                        let x = next(span) as Weight - span as Weight / 3;
-                        w[a * nv + b] = Some(x);
-                        w[b * nv + a] = Some(x);
-                    }
-                }
-            }
-            let weight = |a: usize, b: usize| w[a * nv + b];
-            let full: Vec<(usize, usize, Weight)> = (0..nv)
-                .flat_map(|a| (a + 1..nv).map(move |b| (a, b)))
-                .filter_map(|(a, b)| Some((a, b, weight(a, b)?)))
-                .collect();
-            let reference = max_weight_matching(nv, &full, true).expect("valid");
-            let perfect = reference.iter().all(Option::is_some);
-            let ref_weight: Weight = pairs(&reference)
-                .iter()
-                .map(|&(a, b)| weight(a, b).expect("edge"))
-                .sum();
-            // Candidates: a path, a few random edges, sometimes nothing.
-            let mut cands: Vec<(usize, usize)> = Vec::new();
-            if round % 5 != 0 {
-                cands.extend((0..nv - 1).map(|a| (a, a + 1)));
-                for _ in 0..nv {
-                    cands.push((next(nv as u64) as usize, next(nv as u64) as usize));
-                }
-            }
-            let got = max_weight_perfect_matching(nv, weight, &cands).expect("valid");
-            match got {
-                None => assert!(!perfect, "round {round}: missed a perfect matching"),
-                Some(mate) => {
-                    assert!(perfect, "round {round}");
-                    let mut total = 0;
-                    for (v, &u) in mate.iter().enumerate() {
-                        assert_eq!(mate[u], v);
-                        if v < u {
-                            total += weight(v, u).expect("matched pairs are edges");
-                        }
-                    }
-                    assert_eq!(total, ref_weight, "round {round}");
-                }
-            }
-        }
-    }
-
     /// Random graphs, sparse and dense, small and narrow-weighted so that
     /// blossoms, nested blossoms and ties all occur; compared with brute force.
     #[test]
