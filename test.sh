@@ -25,6 +25,13 @@ command -v nix-instantiate >/dev/null 2>&1 || missing="$missing nix-bin"
 # The deploy tests render the manifests and run a real Prometheus.
 command -v kubectl >/dev/null 2>&1 || missing="$missing kubernetes-client"
 command -v promtool >/dev/null 2>&1 || missing="$missing prometheus"
+# The WebAssembly bots (bots/grid-royale-c, bots/test/wasm-probe) are built
+# with clang --target=wasm32-wasi: clang itself, wasm-ld, wasi-libc's sysroot
+# and the wasm32 compiler-rt builtins (under clang's versioned resource dir).
+[ -x /usr/bin/clang ] || missing="$missing clang"
+[ -x /usr/bin/wasm-ld ] || missing="$missing lld"
+[ -f /usr/lib/wasm32-wasi/libc.a ] || missing="$missing wasi-libc"
+compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a' >/dev/null || missing="$missing libclang-rt-dev-wasm32"
 
 if [ -n "$missing" ]; then
     echo "test.sh: installing missing Debian packages:$missing" >&2
