@@ -39,6 +39,26 @@ pub enum Command {
     /// A built-in bot for benchmarks (reads frames on stdin, replies instantly).
     #[command(hide = true)]
     InternalBot(InternalBotArgs),
+    /// The WebAssembly host a worker starts in a seat's sandbox (speaks the
+    /// host wire on stdin and stdout; not for people).
+    #[command(hide = true)]
+    WasmHost(WasmHostArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct WasmHostArgs {
+    /// Seeds the guest's `random_get`.
+    #[arg(long)]
+    pub seed: u64,
+    /// The guest's linear memory limit, in bytes.
+    #[arg(long)]
+    pub memory_bytes: usize,
+    /// The guest's table elements limit.
+    #[arg(long)]
+    pub table_elements: usize,
+    /// The longest reply line, in bytes.
+    #[arg(long)]
+    pub line_cap: usize,
 }
 
 #[derive(Debug, Args)]

@@ -176,6 +176,7 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
             cache_dir,
             idle_poll: Duration::from_millis(200),
             tls_ca,
+            wasm: Some(launch::wasm_support(&args.sandbox)?),
         };
         let metrics = WorkerMetrics::new()?;
         if let Some(address) = &args.metrics {

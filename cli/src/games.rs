@@ -64,6 +64,7 @@ fn write_text(out: &mut impl Write, game: &GameEntry) -> std::io::Result<()> {
         .map(|r| match r {
             registry::RuntimeKind::Process => "process".to_owned(),
             registry::RuntimeKind::Baseline => "baseline".to_owned(),
+            registry::RuntimeKind::Wasm => "wasm".to_owned(),
         })
         .collect();
     writeln!(out, "  runtimes  {}", list(runtimes))?;

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use arena_sandbox::cpus::CoreAllocator;
 use arena_sandbox::{Limits, RuntimeEnv, Sandbox, SandboxConfig};
+use arena_worker::seat::wasm::WasmSupport;
 use arena_worker::{Launcher, ProcessLauncher, SandboxLauncher};
 
 use crate::cli::SandboxArgs;
@@ -61,6 +62,8 @@ pub fn launcher(args: &SandboxArgs, seats: usize) -> anyhow::Result<CommandLaunc
         },
         env,
         cgroup_parent: args.cgroup_parent.clone(),
+        // The wasm host is this very program, run in the seat's sandbox.
+        platform_paths: vec![this_program()?],
         ..SandboxConfig::default()
     };
     let sandbox = Sandbox::new(config).context(
@@ -77,6 +80,20 @@ pub fn launcher(args: &SandboxArgs, seats: usize) -> anyhow::Result<CommandLaunc
         .with_build_output_cap(args.build_output_mb.saturating_mul(1 << 20))
         .with_cache_cap(args.cache_mb.saturating_mul(1 << 20));
     Ok(CommandLauncher::Sandboxed(Arc::new(launcher)))
+}
+
+/// This program, which serves `arena wasm-host` in WebAssembly seats.
+pub fn this_program() -> anyhow::Result<PathBuf> {
+    let exe = std::env::current_exe().context("cannot tell where this program is")?;
+    Ok(exe.canonicalize().unwrap_or(exe))
+}
+
+/// How WebAssembly seats are played: compiled modules beside the build
+/// cache, the host this program.
+pub fn wasm_support(args: &SandboxArgs) -> anyhow::Result<Arc<WasmSupport>> {
+    let support = WasmSupport::new(cache_dir(args).join(".wasm"), this_program()?)
+        .map_err(|e| anyhow::anyhow!("cannot set up the WebAssembly engine: {e}"))?;
+    Ok(Arc::new(support))
 }
 
 /// Where builds are cached.

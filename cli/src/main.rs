@@ -21,6 +21,7 @@ mod play;
 mod replay;
 mod run;
 mod telemetry;
+mod wasm_host;
 
 use std::process::ExitCode;
 
@@ -54,5 +55,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay(args) => replay::run(args),
         Command::Bench(args) => bench::run(args),
         Command::InternalBot(args) => internal_bot::run(args),
+        Command::WasmHost(args) => wasm_host::run(args),
     }
 }

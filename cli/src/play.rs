@@ -41,12 +41,13 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         first_move_ms: args.first_move_ms,
         move_ms: args.move_ms,
         fault_limit: args.fault_limit,
-        reply_cap: None,
+        ..LimitOverrides::default()
     })?;
     let config = RunnerConfig {
         build_limit: Duration::from_secs(args.build_timeout),
         ..RunnerConfig::for_limits(&limits)
-    };
+    }
+    .with_wasm(Some(launch::wasm_support(&args.sandbox)?));
     let processes = seats
         .iter()
         .filter(|s| matches!(s, SeatSpec::Bot(_)))

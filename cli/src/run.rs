@@ -280,6 +280,7 @@ async fn tournament(
     ));
 
     let launcher = launcher.shared();
+    let wasm = launch::wasm_support(&args.sandbox)?;
     let stop_workers = CancellationToken::new();
     let mut workers = Vec::new();
     for n in 0..args.workers.max(1) {
@@ -298,6 +299,7 @@ async fn tournament(
             idle_poll: Duration::from_millis(50),
             // Loopback inside one process: nothing to protect.
             tls_ca: None,
+            wasm: Some(Arc::clone(&wasm)),
         };
         workers.push(tokio::spawn(daemon::run(
             options,

@@ -263,6 +263,8 @@ fn forfeit(kind: i32, seat: usize) -> Result<Option<arena_engine::Forfeit>, Stat
         Ok(Forfeit::Memory) => Some(F::Memory),
         Ok(Forfeit::Faults) => Some(F::Faults),
         Ok(Forfeit::BuildFailed) => Some(F::BuildFailed),
+        Ok(Forfeit::Trap) => Some(F::Trap),
+        Ok(Forfeit::WallBackstop) => Some(F::WallBackstop),
         Err(_) => {
             return Err(Status::invalid_argument(format!(
                 "seat {seat}: unknown forfeit kind {kind}"

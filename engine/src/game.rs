@@ -138,6 +138,13 @@ pub trait Game:
     /// Appends the frame a due seat receives before choosing its next action.
     fn write_frame(&self, seat: Seat, out: &mut Vec<u8>);
 
+    /// [`Game::write_frame`] for a seat metered by fuel, which the frame of
+    /// a game with WebAssembly seats reports; other games ignore it.
+    fn write_frame_fuel(&self, seat: Seat, fuel: Option<Fuel>, out: &mut Vec<u8>) {
+        let _ = fuel;
+        self.write_frame(seat, out);
+    }
+
     /// Decodes one reply line (without its newline) from `seat`. `Err` only
     /// for text that is not an action; legality is the step's business.
     fn parse_action(&self, seat: Seat, line: &[u8]) -> Result<Self::Action, Malformed>;
@@ -238,4 +245,16 @@ mod tests {
         assert_eq!(Outcome::ranked(vec![1, 0], "x").winner(), Some(1));
         assert_eq!(Outcome::ranked(vec![0, 0, 1], "x").winner(), None);
     }
+}
+
+/// A fuel-metered seat's budget for the coming turn, as its frame reports
+/// it: `allowance + bank` is exactly what the turn may spend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Fuel {
+    /// What this turn adds (the per-turn allowance, capped so the total
+    /// stays within the bank's cap; plus the start-up allowance on the
+    /// first turn).
+    pub allowance: u64,
+    /// Fuel banked from earlier turns.
+    pub bank: u64,
 }

@@ -30,7 +30,7 @@ pub mod rng;
 pub mod session;
 pub mod verdict;
 
-pub use game::{Game, Malformed, Outcome, Seat, placement_points};
+pub use game::{Fuel, Game, Malformed, Outcome, Seat, placement_points};
 pub use registry::{GameEntry, Rules};
 pub use session::{Match, Session};
 pub use verdict::{FaultCounts, FaultKind, Forfeit};

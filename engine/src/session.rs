@@ -7,7 +7,7 @@
 //! registry; per-move cost is one virtual call per seat, far below a pipe
 //! round trip, while engine benchmarks keep using the concrete types.
 
-use crate::game::{Game, Malformed, Outcome, Seat};
+use crate::game::{Fuel, Game, Malformed, Outcome, Seat};
 use crate::replay::{Replay, ReplayError, ReplayTurn, SeatForfeit};
 use crate::verdict::{FaultKind, Forfeit};
 
@@ -21,6 +21,8 @@ pub trait Match: Send {
     fn is_due(&self, seat: Seat) -> bool;
     fn write_handshake(&self, seat: Seat, out: &mut Vec<u8>);
     fn write_frame(&self, seat: Seat, out: &mut Vec<u8>);
+    /// The frame of a seat metered by fuel (see [`Game::write_frame_fuel`]).
+    fn write_frame_fuel(&self, seat: Seat, fuel: Option<Fuel>, out: &mut Vec<u8>);
     /// The reply the in-engine baseline `name` gives `seat` now; `false`
     /// when the game has no such baseline.
     fn write_baseline_reply(&self, name: &str, seat: Seat, out: &mut Vec<u8>) -> bool;
@@ -109,6 +111,10 @@ impl<G: Game> Match for Session<G> {
 
     fn write_frame(&self, seat: Seat, out: &mut Vec<u8>) {
         self.game.write_frame(seat, out);
+    }
+
+    fn write_frame_fuel(&self, seat: Seat, fuel: Option<Fuel>, out: &mut Vec<u8>) {
+        self.game.write_frame_fuel(seat, fuel, out);
     }
 
     fn write_baseline_reply(&self, name: &str, seat: Seat, out: &mut Vec<u8>) -> bool {

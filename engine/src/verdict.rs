@@ -18,15 +18,22 @@ pub enum Forfeit {
     Faults,
     /// Its build.sh failed or ran over its limit.
     BuildFailed,
+    /// A WebAssembly seat trapped (unreachable, out-of-bounds access, stack
+    /// exhaustion, ...).
+    Trap,
+    /// A WebAssembly seat ran past its turn's wall-clock backstop.
+    WallBackstop,
 }
 
 impl Forfeit {
-    pub const ALL: [Forfeit; 5] = [
+    pub const ALL: [Forfeit; 7] = [
         Forfeit::Crash,
         Forfeit::Exit,
         Forfeit::Memory,
         Forfeit::Faults,
         Forfeit::BuildFailed,
+        Forfeit::Trap,
+        Forfeit::WallBackstop,
     ];
 
     /// The snake_case word used in JSON, on the wire and in metrics.
@@ -37,6 +44,8 @@ impl Forfeit {
             Forfeit::Memory => "memory",
             Forfeit::Faults => "faults",
             Forfeit::BuildFailed => "build_failed",
+            Forfeit::Trap => "trap",
+            Forfeit::WallBackstop => "wall_backstop",
         }
     }
 
@@ -58,6 +67,10 @@ pub enum FaultKind {
     /// turn (see [`crate::Game::reply_fault`]). It is recorded and counted, but
     /// it never spends the fault budget: the seat is still answering in time.
     Illegal,
+    /// A WebAssembly seat spent its turn's fuel before answering: a no-action
+    /// turn. It never spends the fault budget either: the guest is only
+    /// suspended, and its computation goes on with the next turn's fuel.
+    FuelExhausted,
 }
 
 impl FaultKind {
@@ -66,6 +79,7 @@ impl FaultKind {
             FaultKind::Timeout => "timeout",
             FaultKind::Malformed => "malformed",
             FaultKind::Illegal => "illegal",
+            FaultKind::FuelExhausted => "fuel_exhausted",
         }
     }
 }
@@ -79,11 +93,15 @@ pub struct FaultCounts {
     /// before games had such replies.
     #[serde(default)]
     pub illegal: u32,
+    /// Turns a WebAssembly seat ran dry; absent before fuel existed.
+    #[serde(default)]
+    pub fuel_exhausted: u32,
 }
 
 impl FaultCounts {
     /// The faults that spend the fault budget: timeouts and malformed lines.
-    /// Illegal replies are left out on purpose (see [`FaultKind::Illegal`]).
+    /// Illegal replies and dry turns are left out on purpose (see
+    /// [`FaultKind::Illegal`] and [`FaultKind::FuelExhausted`]).
     pub fn total(&self) -> u32 {
         self.timeout + self.malformed
     }
@@ -93,6 +111,7 @@ impl FaultCounts {
             FaultKind::Timeout => self.timeout += 1,
             FaultKind::Malformed => self.malformed += 1,
             FaultKind::Illegal => self.illegal += 1,
+            FaultKind::FuelExhausted => self.fuel_exhausted += 1,
         }
     }
 }

@@ -58,6 +58,23 @@ pub struct SandboxConfig {
     pub cgroup_parent: String,
     /// Host directory the child mounts its root on (never mounted on the host side).
     pub root_dir: PathBuf,
+    /// Programs of the platform itself that run in the sandbox on a bot's
+    /// behalf (the WebAssembly host), bound read-only at the same path.
+    /// Unlike the environment they are not what bots build against, so
+    /// they are not part of its id.
+    pub platform_paths: Vec<PathBuf>,
+}
+
+/// The environment's paths plus each platform path it does not already
+/// show (a path under a bound directory is visible as it is).
+fn with_platform_paths(env: &[PathBuf], platform: &[PathBuf]) -> Vec<PathBuf> {
+    let mut paths = env.to_vec();
+    for path in platform {
+        if !paths.iter().any(|bound| path.starts_with(bound)) {
+            paths.push(path.clone());
+        }
+    }
+    paths
 }
 
 impl Default for SandboxConfig {
@@ -67,6 +84,7 @@ impl Default for SandboxConfig {
             env: RuntimeEnv::host_default(),
             cgroup_parent: "arena".to_owned(),
             root_dir: PathBuf::from("/run/arena-sandbox/root"),
+            platform_paths: Vec::new(),
         }
     }
 }
@@ -336,7 +354,7 @@ impl Policy {
     /// The runtime environment's part of every root, for [`rootfs`].
     fn root_spec(&self, app_dir: &Path, app_writable: bool) -> RootSpec {
         RootSpec {
-            env_paths: self.config.env.paths.clone(),
+            env_paths: with_platform_paths(&self.config.env.paths, &self.config.platform_paths),
             links: self.config.env.links.clone(),
             app_dir: app_dir.to_owned(),
             app_mount: PathBuf::from(APP_MOUNT),

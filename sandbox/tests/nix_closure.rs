@@ -378,6 +378,7 @@ fn a_nix_built_closure_is_the_whole_sandbox_environment() {
             file_bytes: 4 * MIB,
         },
         root_dir: scratch.path().join("root"),
+        platform_paths: Vec::new(),
     };
     let search_path = config.env.search_path();
     let guard = ParentGuard(Sandbox::new(config).expect("Sandbox::new (needs root and cgroups)"));

@@ -74,6 +74,9 @@ pub struct WorkerOptions {
     /// PEM certificate(s) to trust for an `https://` coordinator (no system
     /// roots are built in, so TLS needs this).
     pub tls_ca: Option<Vec<u8>>,
+    /// How this worker plays WebAssembly seats; `None` when it cannot (it
+    /// then announces no wasm runtime and is never given such a match).
+    pub wasm: Option<std::sync::Arc<crate::seat::wasm::WasmSupport>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -557,6 +560,7 @@ impl Job {
     ) -> Result<(MatchReport, Vec<u8>, f64), NotPlayed> {
         // Before fetching anything: a match this worker cannot set up needs no bots.
         let (game, config) = setup_match(leased)?;
+        let config = config.with_wasm(self.options.wasm.clone());
         let mut seats = Vec::with_capacity(leased.seats.len());
         let mut refused = BTreeMap::new();
         for seat in &leased.seats {
@@ -792,8 +796,12 @@ impl Job {
                 moves: p.moves,
                 latency_p50_ms: p.latency_ms.p50,
                 latency_p99_ms: p.latency_ms.p99,
-                // The wire has no field for refused replies; they travel
-                // with the game's counters so standings can still show them.
+                illegal: p.faults.illegal,
+                fuel_exhausted: p.faults.fuel_exhausted,
+                fuel_p50: p.fuel.map_or(0, |f| f.p50),
+                fuel_max: p.fuel.map_or(0, |f| f.max),
+                // Refused replies also travel with the game's counters, as
+                // before the wire had their field, for older coordinators.
                 stats: p
                     .stats
                     .clone()
@@ -933,6 +941,8 @@ fn setup_match(leased: &LeasedMatch) -> Result<(Box<dyn Match>, RunnerConfig), S
             u64::from(defaults.reply_cap),
         ))
         .unwrap_or(defaults.reply_cap),
+        // The lease's fuel keys, field by field (zero: the default).
+        fuel: defaults.fuel,
     };
     Ok((game, RunnerConfig::for_limits(&limits)))
 }
@@ -946,6 +956,8 @@ fn wire_forfeit(forfeit: Option<Forfeit>) -> WireForfeit {
         Some(Forfeit::Memory) => WireForfeit::Memory,
         Some(Forfeit::Faults) => WireForfeit::Faults,
         Some(Forfeit::BuildFailed) => WireForfeit::BuildFailed,
+        Some(Forfeit::Trap) => WireForfeit::Trap,
+        Some(Forfeit::WallBackstop) => WireForfeit::WallBackstop,
     }
 }
 

@@ -29,13 +29,14 @@ impl BotSpec {
         Self { name, dir }
     }
 
-    /// Checks the layout before anything is launched.
+    /// Checks the layout before anything is launched: a `run.sh`, a
+    /// `bot.wasm`, or a `build.sh` that may make the module.
     pub fn validate(&self) -> Result<(), LaunchError> {
         let run = self.dir.join(RUN_SCRIPT);
         if !self.dir.is_dir() {
             return Err(LaunchError::NotADirectory(self.dir.clone()));
         }
-        if !run.is_file() {
+        if !run.is_file() && !has_wasm_module(&self.dir) && !entry_may_be_built(&self.dir) {
             return Err(LaunchError::MissingRunScript(run));
         }
         Ok(())
@@ -57,23 +58,51 @@ impl BotSpec {
 }
 
 /// See [`BotSpec::run_script_problem`]; `dir` is a bot's (or a built
-/// artifact's) directory.
+/// artifact's) directory. A directory holding a `bot.wasm` module is a bot
+/// too (a WebAssembly seat, in games that run them).
 pub fn run_script_problem(dir: &Path) -> Option<String> {
+    if has_wasm_module(dir) {
+        return None;
+    }
+    run_script_problem_ignoring_wasm(dir)
+}
+
+/// [`run_script_problem`] for the `run.sh` alone.
+pub fn run_script_problem_ignoring_wasm(dir: &Path) -> Option<String> {
     match std::fs::symlink_metadata(dir.join(RUN_SCRIPT)) {
         Ok(meta) if meta.file_type().is_file() => None,
         Ok(meta) if meta.file_type().is_symlink() => Some(format!(
             "{RUN_SCRIPT} is a symbolic link; it must be a regular file"
         )),
         Ok(_) => Some(format!("{RUN_SCRIPT} is not a regular file")),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Some(format!("the submission has no {RUN_SCRIPT}"))
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(format!(
+            "the submission has no {RUN_SCRIPT} (and no {WASM_MODULE})"
+        )),
         Err(e) => Some(format!("{RUN_SCRIPT} cannot be used: {e}")),
     }
 }
 
 pub const RUN_SCRIPT: &str = "run.sh";
 pub const BUILD_SCRIPT: &str = "build.sh";
+/// A WebAssembly bot's module (a WASI command), shipped or built.
+pub const WASM_MODULE: &str = "bot.wasm";
+
+/// Whether `dir` holds a `bot.wasm` that is a regular file (a link is
+/// never followed).
+pub fn has_wasm_module(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir.join(WASM_MODULE)).is_ok_and(|m| m.file_type().is_file())
+}
+
+/// Whether a directory that is not yet a bot may become one by its build:
+/// it has a `build.sh` and no `run.sh` at all (the build may write
+/// `bot.wasm`). A `run.sh` that is there but unusable stays a problem.
+pub fn entry_may_be_built(dir: &Path) -> bool {
+    dir.join(BUILD_SCRIPT).is_file()
+        && matches!(
+            std::fs::symlink_metadata(dir.join(RUN_SCRIPT)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound
+        )
+}
 
 /// How a bot process ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -154,6 +183,28 @@ impl BuildReport {
 pub trait Launcher: Sync {
     /// Starts `run.sh` of `bot` for `seat`, with its working directory at the bot's.
     fn launch(&self, bot: &BotSpec, seat: usize) -> Result<LaunchedBot, LaunchError>;
+
+    /// Starts `program` with `args` for `seat`, confined exactly as `bot`
+    /// would be and in its directory: a platform program that plays the
+    /// seat for the bot (the WebAssembly host). `program` is a host path
+    /// the confinement shows at the same place. Launchers that cannot do
+    /// this refuse, as this default does.
+    fn launch_program(
+        &self,
+        bot: &BotSpec,
+        seat: usize,
+        program: &Path,
+        args: &[std::ffi::OsString],
+    ) -> Result<LaunchedBot, LaunchError> {
+        let _ = (seat, args);
+        Err(LaunchError::Spawn {
+            path: program.to_owned(),
+            source: std::io::Error::other(format!(
+                "this launcher cannot start a platform program for {}",
+                bot.name
+            )),
+        })
+    }
 
     /// Runs `build.sh`, if there is one, under `wall_limit`. A failing or
     /// overrunning build is a report, not an error, and so is a directory

@@ -84,22 +84,41 @@ impl LeasedLauncher {
     }
 }
 
-impl Launcher for LeasedLauncher {
-    fn launch(&self, bot: &BotSpec, seat: usize) -> Result<LaunchedBot, LaunchError> {
-        self.check(bot)?;
-        let launched = self.inner.launch(bot, seat)?;
+impl LeasedLauncher {
+    /// Registers a started seat so an abandoned lease kills it.
+    fn track(&self, launched: LaunchedBot) -> LaunchedBot {
         let shared: SharedHandle = Arc::new(Mutex::new(launched.handle));
         lock(&self.abandon.bots).push(Arc::downgrade(&shared));
         // Abandoned while it started: it goes too.
         if self.abandon.is_abandoned() {
             let _ = lock(&shared).kill();
         }
-        Ok(LaunchedBot {
+        LaunchedBot {
             stdin: launched.stdin,
             stdout: launched.stdout,
             stderr: launched.stderr,
             handle: Box::new(Shared(shared)),
-        })
+        }
+    }
+}
+
+impl Launcher for LeasedLauncher {
+    fn launch(&self, bot: &BotSpec, seat: usize) -> Result<LaunchedBot, LaunchError> {
+        self.check(bot)?;
+        let launched = self.inner.launch(bot, seat)?;
+        Ok(self.track(launched))
+    }
+
+    fn launch_program(
+        &self,
+        bot: &BotSpec,
+        seat: usize,
+        program: &std::path::Path,
+        args: &[std::ffi::OsString],
+    ) -> Result<LaunchedBot, LaunchError> {
+        self.check(bot)?;
+        let launched = self.inner.launch_program(bot, seat, program, args)?;
+        Ok(self.track(launched))
     }
 
     fn build(&self, bot: &BotSpec, wall_limit: Duration) -> Result<BuildReport, LaunchError> {

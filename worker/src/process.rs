@@ -37,13 +37,24 @@ impl Default for ProcessLauncher {
 fn spawn_script(dir: &Path, script: &str, stdin: Stdio) -> Result<Child, LaunchError> {
     let path = dir.join(script);
     let meta = std::fs::metadata(&path).map_err(|e| LaunchError::io("stat", &path, e))?;
-    let mut command = if meta.permissions().mode() & 0o111 != 0 {
+    let command = if meta.permissions().mode() & 0o111 != 0 {
         Command::new(&path)
     } else {
         let mut sh = Command::new("/bin/sh");
         sh.arg(script);
         sh
     };
+    spawn_in(command, dir, &path, stdin)
+}
+
+/// Starts `command` in `dir` as a bot: its own process group, killed with
+/// the runner, stdout and stderr piped.
+fn spawn_in(
+    mut command: Command,
+    dir: &Path,
+    path: &Path,
+    stdin: Stdio,
+) -> Result<Child, LaunchError> {
     command.current_dir(dir);
     // Its own process group, so teardown reaches whatever the script starts.
     command.process_group(0);
@@ -62,24 +73,55 @@ fn spawn_script(dir: &Path, script: &str, stdin: Stdio) -> Result<Child, LaunchE
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|source| LaunchError::Spawn { path, source })
+        .map_err(|source| LaunchError::Spawn {
+            path: path.to_owned(),
+            source,
+        })
+}
+
+/// A started child's pipes and handle.
+fn launched(mut child: Child) -> LaunchedBot {
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        unreachable!("all three streams were requested as pipes");
+    };
+    LaunchedBot {
+        stdin: stdin.into(),
+        stdout: stdout.into(),
+        stderr: stderr.into(),
+        handle: Box::new(ProcessHandle::new(child)),
+    }
 }
 
 impl Launcher for ProcessLauncher {
     fn launch(&self, bot: &BotSpec, _seat: usize) -> Result<LaunchedBot, LaunchError> {
         bot.validate()?;
-        let mut child = spawn_script(&bot.dir, RUN_SCRIPT, Stdio::piped())?;
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            unreachable!("all three streams were requested as pipes");
-        };
-        Ok(LaunchedBot {
-            stdin: stdin.into(),
-            stdout: stdout.into(),
-            stderr: stderr.into(),
-            handle: Box::new(ProcessHandle::new(child)),
-        })
+        Ok(launched(spawn_script(
+            &bot.dir,
+            RUN_SCRIPT,
+            Stdio::piped(),
+        )?))
+    }
+
+    fn launch_program(
+        &self,
+        bot: &BotSpec,
+        _seat: usize,
+        program: &Path,
+        args: &[std::ffi::OsString],
+    ) -> Result<LaunchedBot, LaunchError> {
+        if !bot.dir.is_dir() {
+            return Err(LaunchError::NotADirectory(bot.dir.clone()));
+        }
+        let mut command = Command::new(program);
+        command.args(args);
+        Ok(launched(spawn_in(
+            command,
+            &bot.dir,
+            program,
+            Stdio::piped(),
+        )?))
     }
 
     fn build(&self, bot: &BotSpec, wall_limit: Duration) -> Result<BuildReport, LaunchError> {
@@ -88,7 +130,9 @@ impl Launcher for ProcessLauncher {
             return Err(LaunchError::NotADirectory(bot.dir.clone()));
         }
         // A directory that cannot run is the submission's fault.
-        if let Some(problem) = bot.run_script_problem() {
+        if let Some(problem) = bot.run_script_problem()
+            && !crate::launcher::entry_may_be_built(&bot.dir)
+        {
             return Ok(BuildReport::failed(problem, started));
         }
         if bot.build_script().is_none() {

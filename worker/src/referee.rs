@@ -10,14 +10,17 @@
 
 use std::time::{Duration, Instant};
 
-use arena_engine::registry::Limits;
+use std::sync::Arc;
+
+use arena_engine::registry::{FuelLimits, Limits};
 use arena_engine::{FaultCounts, FaultKind, Forfeit, Match, Outcome};
 
 use crate::fd;
 use crate::launcher::{BotSpec, LaunchError, Launcher};
-use crate::report::{LatencyMs, MatchReport, PlayerReport};
+use crate::report::{FuelUse, LatencyMs, MatchReport, PlayerReport};
 use crate::seat::baseline::BaselineSeat;
 use crate::seat::process::{ProcessLimits, ProcessSeat};
+use crate::seat::wasm::{WasmSeat, WasmSupport};
 use crate::seat::{Answer, Budget, Offer, SeatRuntime};
 
 /// The runner's limits for one match.
@@ -40,6 +43,10 @@ pub struct RunnerConfig {
     pub exit_grace: Duration,
     /// Wall limit for each build.sh.
     pub build_limit: Duration,
+    /// The fuel budget of WebAssembly seats; `None` when the game runs none.
+    pub fuel: Option<FuelLimits>,
+    /// How this runner plays WebAssembly seats; `None` when it cannot.
+    pub wasm: Option<Arc<WasmSupport>>,
 }
 
 impl RunnerConfig {
@@ -54,7 +61,15 @@ impl RunnerConfig {
             spin: Duration::from_micros(200),
             exit_grace: Duration::from_millis(500),
             build_limit: Duration::from_secs(600),
+            fuel: limits.fuel,
+            wasm: None,
         }
+    }
+
+    /// These limits, playing WebAssembly seats with `wasm`.
+    pub fn with_wasm(mut self, wasm: Option<Arc<WasmSupport>>) -> Self {
+        self.wasm = wasm;
+        self
     }
 }
 
@@ -142,6 +157,13 @@ pub enum RunnerError {
     Engine { turn: u32, reason: String },
     #[error("recording the replay")]
     Replay(#[source] arena_engine::replay::ReplayError),
+    #[error("seat {seat}: this runner cannot run WebAssembly bots")]
+    NoWasm { seat: usize },
+    #[error("seat {seat}: preparing its WebAssembly module")]
+    Wasm {
+        seat: usize,
+        source: arena_wasm::CompileError,
+    },
 }
 
 /// Plays one match of `game` between `seats` (seat order) and reports it.
@@ -164,7 +186,7 @@ pub fn play_match(
         seats: seats.iter().map(SeatRecord::new).collect(),
         frame: Vec::with_capacity(16 * 1024),
     };
-    let (runnable, builds, build_logs) = build_all(&mut referee, seats, launcher, config)?;
+    let (runnable, builds, build_logs, modules) = build_all(&mut referee, seats, launcher, config)?;
     let mut spawn_times = Vec::with_capacity(seats.len());
     let failed_builds = referee.seats.iter().any(|s| s.forfeit.is_some());
     let outcome = if failed_builds {
@@ -184,13 +206,25 @@ pub fn play_match(
                         stderr_cap: config.stderr_cap,
                         exit_grace: config.exit_grace,
                     };
-                    match launcher
-                        .launch(bot, seat)
-                        .and_then(|l| ProcessSeat::new(l, bot, seat, limits))
-                    {
-                        Ok(process) => {
+                    let started = match &modules[seat] {
+                        None => launcher
+                            .launch(bot, seat)
+                            .and_then(|l| ProcessSeat::new(l, bot, seat, limits))
+                            .map(|p| Box::new(p) as Box<dyn SeatRuntime>),
+                        Some(module) => {
+                            match start_wasm(launcher, config, bot, seat, seed, module, limits) {
+                                Ok(started) => started,
+                                Err(e) => {
+                                    referee.stop_all();
+                                    return Err(e);
+                                }
+                            }
+                        }
+                    };
+                    match started {
+                        Ok(runtime) => {
                             spawn_times.push(spawn_started.elapsed());
-                            Box::new(process)
+                            runtime
                         }
                         Err(LaunchError::BotCannotStart { .. }) => {
                             referee.forfeit(seat, Forfeit::Exit);
@@ -221,7 +255,47 @@ pub fn play_match(
     referee.finish(seed, outcome, build_logs, builds, spawn_times)
 }
 
-type Built = (Vec<SeatSpec>, Vec<BuildSummary>, Vec<Vec<u8>>);
+/// A WebAssembly seat's compiled module, from the module cache.
+struct WasmModule {
+    artifact: std::path::PathBuf,
+}
+
+type Built = (
+    Vec<SeatSpec>,
+    Vec<BuildSummary>,
+    Vec<Vec<u8>>,
+    Vec<Option<WasmModule>>,
+);
+
+/// Starts the wasm host for a WebAssembly seat. The outer `Err` is the
+/// runner's failure; the inner one is the launch's, as for a process.
+fn start_wasm(
+    launcher: &dyn Launcher,
+    config: &RunnerConfig,
+    bot: &BotSpec,
+    seat: usize,
+    seed: u64,
+    module: &WasmModule,
+    limits: ProcessLimits,
+) -> Result<Result<Box<dyn SeatRuntime>, LaunchError>, RunnerError> {
+    let (Some(wasm), Some(fuel)) = (config.wasm.as_ref(), config.fuel) else {
+        return Err(RunnerError::NoWasm { seat });
+    };
+    let artifact = wasm
+        .artifact(&module.artifact)
+        .map_err(|source| RunnerError::Wasm { seat, source })?;
+    // Each seat's guest draws its own seeded bytes.
+    let guest_seed = seed ^ (seat as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let args = wasm.host_args(guest_seed, config.line_cap);
+    let host_limits = ProcessLimits {
+        line_cap: WasmSeat::host_line_cap(config.line_cap),
+        ..limits
+    };
+    Ok(launcher
+        .launch_program(bot, seat, wasm.host_program(), &args)
+        .and_then(|l| ProcessSeat::new(l, bot, seat, host_limits))
+        .map(|host| Box::new(WasmSeat::new(host, artifact, fuel, seat)) as Box<dyn SeatRuntime>))
+}
 
 /// Runs every bot's build; a failed build forfeits its seat.
 fn build_all(
@@ -233,10 +307,12 @@ fn build_all(
     let mut runnable = Vec::with_capacity(seats.len());
     let mut builds = Vec::with_capacity(seats.len());
     let mut logs = Vec::with_capacity(seats.len());
+    let mut modules = Vec::with_capacity(seats.len());
     for (seat, spec) in seats.iter().enumerate() {
         let SeatSpec::Bot(bot) = spec else {
             runnable.push(spec.clone());
             logs.push(Vec::new());
+            modules.push(None);
             continue;
         };
         let span = tracing::info_span!(
@@ -252,6 +328,21 @@ fn build_all(
         span.record("succeeded", build.succeeded);
         span.record("cached", build.cached);
         drop(span);
+        let mut build = build;
+        let dir = build.artifact.clone().unwrap_or_else(|| bot.dir.clone());
+        let module = if build.succeeded {
+            match wasm_module(&dir, config, seat)? {
+                Ok(module) => module,
+                Err(reason) => {
+                    build.succeeded = false;
+                    build.failure = Some(reason);
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        modules.push(module);
         if !build.succeeded {
             referee.forfeit(seat, Forfeit::BuildFailed);
         }
@@ -270,7 +361,38 @@ fn build_all(
             dir: build.artifact.unwrap_or_else(|| bot.dir.clone()),
         }));
     }
-    Ok((runnable, builds, logs))
+    Ok((runnable, builds, logs, modules))
+}
+
+/// The seat's WebAssembly module, when its built directory is a wasm bot
+/// for this game: `Ok(None)` for a process bot, the inner `Err` when the
+/// module cannot be a bot (the submission's fault).
+fn wasm_module(
+    dir: &std::path::Path,
+    config: &RunnerConfig,
+    seat: usize,
+) -> Result<Result<Option<WasmModule>, String>, RunnerError> {
+    if !crate::launcher::has_wasm_module(dir) {
+        return Ok(Ok(None));
+    }
+    if config.fuel.is_none() {
+        // A process bot may carry a module of its own; only a bot that is
+        // nothing but a module is refused.
+        if crate::launcher::run_script_problem_ignoring_wasm(dir).is_none() {
+            return Ok(Ok(None));
+        }
+        return Ok(Err(
+            "bot.wasm: this game runs no WebAssembly bots (it needs a run.sh)".to_owned(),
+        ));
+    }
+    let Some(wasm) = config.wasm.as_ref() else {
+        return Err(RunnerError::NoWasm { seat });
+    };
+    match wasm.prepare(dir, config.line_cap) {
+        Ok(artifact) => Ok(Ok(Some(WasmModule { artifact }))),
+        Err(arena_wasm::CompileError::Refused(reason)) => Ok(Err(reason)),
+        Err(source) => Err(RunnerError::Wasm { seat, source }),
+    }
 }
 
 /// A game that declines to end on a forfeit is treated as a shared place,
@@ -365,7 +487,8 @@ impl Referee<'_> {
             if record.frames_sent == 0 {
                 self.game.write_handshake(s, &mut self.frame);
             }
-            self.game.write_frame(s, &mut self.frame);
+            let fuel = record.runtime.as_ref().and_then(|r| r.fuel());
+            self.game.write_frame_fuel(s, fuel, &mut self.frame);
             let limit = if record.frames_sent == 0 {
                 self.config.first_move
             } else {
@@ -493,9 +616,13 @@ impl Referee<'_> {
         let mut logs = Vec::with_capacity(self.seats.len());
         let mut move_latencies_ns = Vec::with_capacity(self.seats.len());
         for ((seat, mut record), build_log) in self.seats.into_iter().enumerate().zip(build_logs) {
-            let (mut log, mut latencies) = match record.runtime.as_mut() {
-                Some(runtime) => (runtime.log(), runtime.latencies().to_vec()),
-                None => (Vec::new(), Vec::new()),
+            let (mut log, mut latencies, mut fuel) = match record.runtime.as_mut() {
+                Some(runtime) => (
+                    runtime.log(),
+                    runtime.latencies().to_vec(),
+                    runtime.fuel_per_turn().to_vec(),
+                ),
+                None => (Vec::new(), Vec::new(), Vec::new()),
             };
             if !build_log.is_empty() {
                 log.extend_from_slice(b"\n[arena: build log]\n");
@@ -519,6 +646,7 @@ impl Referee<'_> {
                     .into_iter()
                     .map(|(k, v)| (k.to_owned(), v))
                     .collect(),
+                fuel: FuelUse::from_turns(&mut fuel),
             });
             move_latencies_ns.push(latencies);
         }

@@ -58,6 +58,34 @@ pub struct PlayerReport {
     /// The game's own per-seat counters (e.g. `invalid_moves`).
     #[serde(default)]
     pub stats: BTreeMap<String, u64>,
+    /// Fuel per turn, for a WebAssembly seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuel: Option<FuelUse>,
+}
+
+/// What a WebAssembly seat spent, per turn it played (dry turns count
+/// their whole budget).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FuelUse {
+    pub p50: u64,
+    pub max: u64,
+    /// Turns measured.
+    pub turns: u32,
+}
+
+impl FuelUse {
+    /// The figures of `per_turn` (sorted in place); `None` when empty.
+    pub fn from_turns(per_turn: &mut [u64]) -> Option<FuelUse> {
+        if per_turn.is_empty() {
+            return None;
+        }
+        per_turn.sort_unstable();
+        Some(FuelUse {
+            p50: per_turn[(per_turn.len() - 1) / 2],
+            max: per_turn[per_turn.len() - 1],
+            turns: u32::try_from(per_turn.len()).unwrap_or(u32::MAX),
+        })
+    }
 }
 
 /// The whole match.

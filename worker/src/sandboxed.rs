@@ -134,6 +134,11 @@ impl SandboxLauncher {
         } else {
             SandboxCommand::new("/bin/sh", dir, uid).arg(inside)
         };
+        self.environment(command, cores)
+    }
+
+    /// The environment, cores and CPU share every confined process gets.
+    fn environment(&self, command: SandboxCommand, cores: &CoreLease) -> SandboxCommand {
         command
             .env("PATH", self.sandbox.config().env.search_path())
             .env("HOME", "/tmp")
@@ -349,15 +354,27 @@ fn sandbox_error(
     }
 }
 
-impl Launcher for SandboxLauncher {
-    fn launch(&self, bot: &BotSpec, seat: usize) -> Result<LaunchedBot, LaunchError> {
-        bot.validate()?;
+impl SandboxLauncher {
+    /// Starts a seat's process confined: `program` is `None` for the bot's
+    /// own `run.sh`, or a platform program (with its arguments) that plays
+    /// the seat for the bot.
+    fn spawn_seat(
+        &self,
+        bot: &BotSpec,
+        seat: usize,
+        program: Option<(&Path, &[std::ffi::OsString])>,
+    ) -> Result<LaunchedBot, LaunchError> {
         let uid = self.uids.lease().map_err(|e| sandbox_error(&bot.dir, e))?;
         let pin = self.pin(&bot.dir);
         let cores = self.cores.lease_or_share();
-        let command = self
-            .command(&bot.dir, RUN_SCRIPT, uid.uid(), &cores)
-            .label(format!("seat{seat}"));
+        let command = match program {
+            None => self.command(&bot.dir, RUN_SCRIPT, uid.uid(), &cores),
+            Some((program, args)) => args.iter().fold(
+                self.environment(SandboxCommand::new(program, &bot.dir, uid.uid()), &cores),
+                |command, arg| command.arg(arg),
+            ),
+        }
+        .label(format!("seat{seat}"));
         let mut child = match self.sandbox.spawn(&command) {
             Ok(child) => child,
             // The bot's own script cannot be executed (bad interpreter line,
@@ -365,7 +382,7 @@ impl Launcher for SandboxLauncher {
             Err(arena_sandbox::SandboxError::Child {
                 stage: arena_sandbox::child::Stage::Exec,
                 source,
-            }) => {
+            }) if program.is_none() => {
                 return Err(LaunchError::BotCannotStart {
                     path: bot.dir.join(RUN_SCRIPT),
                     source,
@@ -394,6 +411,26 @@ impl Launcher for SandboxLauncher {
             }),
         })
     }
+}
+
+impl Launcher for SandboxLauncher {
+    fn launch(&self, bot: &BotSpec, seat: usize) -> Result<LaunchedBot, LaunchError> {
+        bot.validate()?;
+        self.spawn_seat(bot, seat, None)
+    }
+
+    fn launch_program(
+        &self,
+        bot: &BotSpec,
+        seat: usize,
+        program: &Path,
+        args: &[std::ffi::OsString],
+    ) -> Result<LaunchedBot, LaunchError> {
+        if !bot.dir.is_dir() {
+            return Err(LaunchError::NotADirectory(bot.dir.clone()));
+        }
+        self.spawn_seat(bot, seat, Some((program, args)))
+    }
 
     fn build(&self, bot: &BotSpec, wall_limit: Duration) -> Result<BuildReport, LaunchError> {
         self.build_cancellable(bot, wall_limit, &|| false)
@@ -411,7 +448,9 @@ impl Launcher for SandboxLauncher {
         }
         // From here on, a tree that cannot be a bot is the submission's
         // fault: a build_failed result, never a requeue.
-        if let Some(problem) = bot.run_script_problem() {
+        if let Some(problem) = bot.run_script_problem()
+            && !crate::launcher::entry_may_be_built(&bot.dir)
+        {
             return Ok(BuildReport::failed(problem, started));
         }
         let hash = match submission::tree_hash(&bot.dir) {

@@ -158,6 +158,7 @@ fn options(coordinator: String, cache: &Path) -> WorkerOptions {
         cache_dir: cache.to_owned(),
         idle_poll: Duration::from_millis(20),
         tls_ca: None,
+        wasm: None,
     }
 }
 

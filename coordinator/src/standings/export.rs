@@ -6,12 +6,14 @@ use super::{StandingRow, Standings};
 use arena_engine::Forfeit;
 
 /// The forfeit columns of the CSV, in order.
-const FORFEIT_COLUMNS: [(Forfeit, &str); 5] = [
+const FORFEIT_COLUMNS: [(Forfeit, &str); 7] = [
     (Forfeit::Crash, "forfeit_crash"),
     (Forfeit::Exit, "forfeit_exit"),
     (Forfeit::Memory, "forfeit_memory"),
     (Forfeit::Faults, "forfeit_faults"),
     (Forfeit::BuildFailed, "forfeit_build_failed"),
+    (Forfeit::Trap, "forfeit_trap"),
+    (Forfeit::WallBackstop, "forfeit_wall_backstop"),
 ];
 
 /// The position of `reason` in [`FORFEIT_COLUMNS`]. The match is
@@ -25,6 +27,8 @@ const fn forfeit_column(reason: Forfeit) -> usize {
         Forfeit::Memory => 2,
         Forfeit::Faults => 3,
         Forfeit::BuildFailed => 4,
+        Forfeit::Trap => 5,
+        Forfeit::WallBackstop => 6,
     }
 }
 

@@ -38,6 +38,7 @@ pub const LIMITS: Limits = Limits {
     move_ms: 150,
     fault_limit: 50,
     reply_cap: 4096,
+    fuel: None,
 };
 
 /// The registry entry: two seats, the competition's limits, no options (the

@@ -88,6 +88,7 @@ pub static ENTRY: GameEntry = GameEntry {
         move_ms: 10_000,
         fault_limit: 10,
         reply_cap: 65_536,
+        fuel: None,
     },
     frames: FrameFormat::JsonLines,
     runtimes: &[RuntimeKind::Process, RuntimeKind::Baseline],

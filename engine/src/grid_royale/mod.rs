@@ -42,6 +42,7 @@ pub use protocol::Fuel;
 pub use state::{Cell, GridRoyale, Layout, Placed, StateError, Unit};
 
 use crate::game::{Game, Malformed, Outcome, Seat};
+use crate::registry::limits::FuelLimits;
 use crate::registry::{self, FrameFormat, GameEntry, Limits, OptionKind, OptionSpec, RuntimeKind};
 use crate::session::Session;
 use crate::verdict::FaultKind;
@@ -128,7 +129,7 @@ const OPTIONS: &[OptionSpec] = &[
     ),
 ];
 
-/// The registry entry: 2 or 4 seats, JSON lines, process bots.
+/// The registry entry: 2 or 4 seats, JSON lines, process or WebAssembly bots.
 pub static ENTRY: GameEntry = GameEntry {
     name: "grid-royale",
     summary: "Harvest, carry and bank ore on a shrinking grid; collisions destroy units",
@@ -143,9 +144,17 @@ pub static ENTRY: GameEntry = GameEntry {
         move_ms: 2_000,
         fault_limit: 1,
         reply_cap: 65_536,
+        // The seed's budget: 5,000,000 instructions a turn, banked up to
+        // 20,000,000; ten turns' worth once for start-up; the 2 s backstop.
+        fuel: Some(FuelLimits {
+            per_turn: 5_000_000,
+            bank: 20_000_000,
+            init: 50_000_000,
+            wall_ms: 2_000,
+        }),
     },
     frames: FrameFormat::JsonLines,
-    runtimes: &[RuntimeKind::Process],
+    runtimes: &[RuntimeKind::Process, RuntimeKind::Wasm],
     baselines: &[],
     new_match: |setup| {
         params_of(setup.seats, setup.rules)
@@ -212,6 +221,10 @@ impl Game for GridRoyale {
 
     fn write_frame(&self, seat: Seat, out: &mut Vec<u8>) {
         protocol::write_observation(self, seat, None, out);
+    }
+
+    fn write_frame_fuel(&self, seat: Seat, fuel: Option<crate::Fuel>, out: &mut Vec<u8>) {
+        protocol::write_observation(self, seat, fuel, out);
     }
 
     /// Never `Err`: a line that is no batch is refused by the rules, as

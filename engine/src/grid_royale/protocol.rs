@@ -5,7 +5,7 @@
 //! call the same [`write_observation`] (a fuel host passes its [`Fuel`]) and
 //! the same [`parse_reply`].
 
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::orders::{Dir, Illegal, Order, Orders};
@@ -13,13 +13,7 @@ use super::params::Zone;
 use super::state::{GridRoyale, Unit};
 
 /// A fuel-metered seat's budget, as its observation reports it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Fuel {
-    /// Instructions this turn's allowance adds.
-    pub allowance: u64,
-    /// Instructions banked, available this turn on top of the allowance.
-    pub bank: u64,
-}
+pub use crate::game::Fuel;
 
 /// The observation: the seed's object, plus `fuel` (`null` for a seat
 /// that has no fuel, such as a process) for a seat; without `you` and

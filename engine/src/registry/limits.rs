@@ -14,6 +14,54 @@ pub struct Limits {
     pub fault_limit: u32,
     /// The longest reply line accepted, in bytes, without its newline.
     pub reply_cap: u32,
+    /// The instruction budget of WebAssembly seats; `None` for a game that
+    /// runs no WebAssembly bots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuel: Option<FuelLimits>,
+}
+
+/// What a WebAssembly seat may execute, in fuel (WebAssembly instructions,
+/// as the pinned wasmtime counts them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct FuelLimits {
+    /// Added to the bank before each turn.
+    pub per_turn: u64,
+    /// The most the bank holds after the allowance is added.
+    pub bank: u64,
+    /// Added once, to the first turn, for instantiation and start-up (not
+    /// banked); the first turn's wall limit is `first_move_ms`.
+    pub init: u64,
+    /// The wall-clock backstop of every later turn, in milliseconds: a
+    /// breach forfeits the seat.
+    pub wall_ms: u64,
+}
+
+impl FuelLimits {
+    /// What a turn may spend: the bank plus the allowance, capped, plus the
+    /// start-up allowance on the first turn.
+    pub fn available(&self, bank: u64, first: bool) -> u64 {
+        let regular = bank.saturating_add(self.per_turn).min(self.bank);
+        if first {
+            regular.saturating_add(self.init)
+        } else {
+            regular
+        }
+    }
+
+    /// The bank after a turn that had `available` and spent `spent`:
+    /// the rest, but never more than the regular part (start-up fuel is
+    /// not banked).
+    pub fn bank_after(&self, bank: u64, first: bool, spent: u64) -> u64 {
+        let regular = bank.saturating_add(self.per_turn).min(self.bank);
+        self.available(bank, first)
+            .saturating_sub(spent)
+            .min(regular)
+    }
+
+    /// The budget after a turn that ran dry (the bank is empty).
+    pub fn refill(&self) -> u64 {
+        self.available(0, false)
+    }
 }
 
 /// Overrides of a game's [`Limits`]; absent fields keep the game's default.
@@ -28,14 +76,26 @@ pub struct LimitOverrides {
     pub fault_limit: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reply_cap: Option<u32>,
+    /// Fuel keys, for games with WebAssembly seats ([`FuelLimits`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuel_per_turn: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuel_bank: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_fuel: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_ms: Option<u64>,
 }
 
 /// An override that cannot be played under.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("limits.{key} must be at least 1")]
+#[error("limits.{key} {problem}")]
 pub struct LimitError {
     pub key: &'static str,
+    pub problem: &'static str,
 }
+
+const AT_LEAST_ONE: &str = "must be at least 1";
 
 impl Limits {
     /// These limits with `overrides` applied, each checked.
@@ -45,7 +105,48 @@ impl Limits {
             move_ms: overrides.move_ms.unwrap_or(self.move_ms),
             fault_limit: overrides.fault_limit.unwrap_or(self.fault_limit),
             reply_cap: overrides.reply_cap.unwrap_or(self.reply_cap),
+            fuel: self.fuel.map(|fuel| FuelLimits {
+                per_turn: overrides.fuel_per_turn.unwrap_or(fuel.per_turn),
+                bank: overrides.fuel_bank.unwrap_or(fuel.bank),
+                init: overrides.init_fuel.unwrap_or(fuel.init),
+                wall_ms: overrides.wall_ms.unwrap_or(fuel.wall_ms),
+            }),
         };
+        if limits.fuel.is_none() {
+            for (key, set) in [
+                ("fuel_per_turn", overrides.fuel_per_turn.is_some()),
+                ("fuel_bank", overrides.fuel_bank.is_some()),
+                ("init_fuel", overrides.init_fuel.is_some()),
+                ("wall_ms", overrides.wall_ms.is_some()),
+            ] {
+                if set {
+                    return Err(LimitError {
+                        key,
+                        problem: "is for games with WebAssembly seats; this game has none",
+                    });
+                }
+            }
+        }
+        if let Some(fuel) = limits.fuel {
+            for (key, value) in [
+                ("fuel_per_turn", fuel.per_turn),
+                ("fuel_bank", fuel.bank),
+                ("wall_ms", fuel.wall_ms),
+            ] {
+                if value == 0 {
+                    return Err(LimitError {
+                        key,
+                        problem: AT_LEAST_ONE,
+                    });
+                }
+            }
+            if fuel.bank < fuel.per_turn {
+                return Err(LimitError {
+                    key: "fuel_bank",
+                    problem: "must be at least limits.fuel_per_turn",
+                });
+            }
+        }
         for (key, value) in [
             ("first_move_ms", limits.first_move_ms),
             ("move_ms", limits.move_ms),
@@ -53,7 +154,10 @@ impl Limits {
             ("reply_cap", u64::from(limits.reply_cap)),
         ] {
             if value == 0 {
-                return Err(LimitError { key });
+                return Err(LimitError {
+                    key,
+                    problem: AT_LEAST_ONE,
+                });
             }
         }
         Ok(limits)
@@ -69,7 +173,51 @@ mod tests {
         move_ms: 150,
         fault_limit: 50,
         reply_cap: 4096,
+        fuel: None,
     };
+
+    const METERED: Limits = Limits {
+        fuel: Some(FuelLimits {
+            per_turn: 5_000_000,
+            bank: 20_000_000,
+            init: 50_000_000,
+            wall_ms: 2_000,
+        }),
+        ..BASE
+    };
+
+    #[test]
+    fn fuel_keys_override_a_metered_game_and_are_refused_elsewhere() {
+        let over = LimitOverrides {
+            fuel_per_turn: Some(1_000),
+            wall_ms: Some(500),
+            ..LimitOverrides::default()
+        };
+        let fuel = METERED.with(&over).unwrap().fuel.unwrap();
+        assert_eq!(
+            (fuel.per_turn, fuel.bank, fuel.wall_ms),
+            (1_000, 20_000_000, 500)
+        );
+        let refused = BASE.with(&over).unwrap_err();
+        assert_eq!(refused.key, "fuel_per_turn");
+        let small_bank = LimitOverrides {
+            fuel_bank: Some(10),
+            ..LimitOverrides::default()
+        };
+        assert_eq!(METERED.with(&small_bank).unwrap_err().key, "fuel_bank");
+    }
+
+    #[test]
+    fn the_bank_fills_to_its_cap_and_start_up_fuel_is_not_banked() {
+        let fuel = METERED.fuel.unwrap();
+        assert_eq!(fuel.available(0, true), 55_000_000);
+        assert_eq!(fuel.bank_after(0, true, 1_000), 5_000_000);
+        assert_eq!(fuel.bank_after(0, true, 53_000_000), 2_000_000);
+        assert_eq!(fuel.available(18_000_000, false), 20_000_000);
+        assert_eq!(fuel.bank_after(18_000_000, false, 100), 19_999_900);
+        assert_eq!(fuel.bank_after(3, false, 9_000_000), 0);
+        assert_eq!(fuel.refill(), 5_000_000);
+    }
 
     #[test]
     fn overrides_replace_only_what_they_name() {

@@ -12,7 +12,7 @@
 pub mod limits;
 pub mod rules;
 
-pub use limits::{LimitOverrides, Limits};
+pub use limits::{FuelLimits, LimitOverrides, Limits};
 pub use rules::{OptionKind, OptionSpec, RuleValue, Rules, RulesError};
 
 use crate::replay::{AnyReplay, ReplayError};
@@ -26,6 +26,9 @@ pub enum RuntimeKind {
     Process,
     /// An in-engine baseline (`baseline:NAME`).
     Baseline,
+    /// A WebAssembly module (`bot.wasm`) in the wasm host, metered by fuel;
+    /// the game's limits then carry [`limits::FuelLimits`].
+    Wasm,
 }
 
 /// What frames and replies look like on the pipe.

@@ -4,17 +4,18 @@
 //! offer it a frame with a [`Budget`], poll it until it gives an [`Answer`].
 //! [`process`] is a bot process over pipes (plain or sandboxed, as the
 //! launcher decides); [`baseline`] is an in-engine baseline, a pure function
-//! of the seat's own view. A WebAssembly host or a model evaluator is a
-//! further sibling: a platform program started inside the seat's sandbox and
-//! spoken to over the same pipes, with a fuel budget instead of wall time,
-//! so the cgroup, namespaces and seccomp still hold if that host has a bug.
+//! of the seat's own view; [`wasm`] is a WebAssembly module in the wasm
+//! host, a platform program started inside the seat's sandbox and spoken to
+//! over the same pipes, with a fuel budget as well as wall time, so the
+//! cgroup, namespaces and seccomp still hold if that host has a bug.
 
 pub mod baseline;
 pub mod process;
+pub mod wasm;
 
 use std::time::{Duration, Instant};
 
-use arena_engine::{FaultKind, Forfeit, Match, Seat};
+use arena_engine::{FaultKind, Forfeit, Fuel, Match, Seat};
 
 use crate::fd::Interest;
 use crate::referee::RunnerError;
@@ -80,4 +81,15 @@ pub trait SeatRuntime: Send {
 
     /// In-budget reply latencies, in nanoseconds, unsorted.
     fn latencies(&self) -> &[u64];
+
+    /// What the coming frame may spend, for a seat metered by fuel (its
+    /// frame reports it); `None` for every other seat.
+    fn fuel(&self) -> Option<Fuel> {
+        None
+    }
+
+    /// Fuel spent on each turn played, for a seat metered by fuel.
+    fn fuel_per_turn(&self) -> &[u64] {
+        &[]
+    }
 }

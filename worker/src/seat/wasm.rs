@@ -1,0 +1,315 @@
+//! A WebAssembly bot as a seat.
+//!
+//! The module runs in the wasm host (`arena wasm-host`, see the
+//! `arena-wasm` crate), a process started in the seat's sandbox exactly
+//! where the bot's `run.sh` would run, so the seat's cgroup, namespaces and
+//! seccomp filters hold for the host as well. This seat speaks the host's
+//! wire over a [`ProcessSeat`]'s pipes: the compiled module once, then one
+//! turn message per frame, and one line back per turn.
+//!
+//! The seat keeps the fuel bank: before each turn the bank and this turn's
+//! allowance make the budget (capped; the first turn adds the start-up
+//! allowance), which the frame reports; a reply leaves the rest in the bank,
+//! a dry turn empties it. The host enforces the turn's wall backstop; this
+//! seat gives the host a margin beyond it and treats a host that misses
+//! even that as a breach too.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use arena_engine::registry::FuelLimits;
+use arena_engine::{FaultKind, Forfeit, Fuel};
+use arena_wasm::compile::CompileError;
+use arena_wasm::wire::{self, HostMessage, TurnRequest};
+use arena_wasm::{HostLimits, ModuleCache};
+
+use super::process::ProcessSeat;
+use super::{Answer, Budget, Offer, SeatRuntime};
+use crate::fd::Interest;
+use crate::launcher::WASM_MODULE;
+use crate::referee::RunnerError;
+
+/// How long past a turn's wall backstop the host may take to say so.
+const HOST_MARGIN: Duration = Duration::from_secs(2);
+/// Room for the host's words around a reply line.
+const HOST_LINE_OVERHEAD: usize = 64;
+
+/// What a worker needs to run WebAssembly seats.
+pub struct WasmSupport {
+    cache: ModuleCache,
+    /// The `arena` executable: `arena wasm-host` is the host. It must be
+    /// visible inside the sandbox at this same path.
+    host_program: PathBuf,
+    limits: HostLimits,
+}
+
+impl std::fmt::Debug for WasmSupport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WasmSupport")
+            .field("fingerprint", &self.cache.fingerprint())
+            .field("host_program", &self.host_program)
+            .field("limits", &self.limits)
+            .finish()
+    }
+}
+
+impl WasmSupport {
+    /// Compiled modules under `cache_dir`; `host_program` serves
+    /// `wasm-host`.
+    pub fn new(cache_dir: PathBuf, host_program: PathBuf) -> Result<WasmSupport, String> {
+        let engine = arena_wasm::engine().map_err(|e| format!("{e:#}"))?;
+        Ok(WasmSupport {
+            cache: ModuleCache::new(cache_dir, engine),
+            host_program,
+            limits: HostLimits::default(),
+        })
+    }
+
+    /// Names the wasmtime and its configuration (see
+    /// [`arena_wasm::fingerprint`]).
+    pub fn fingerprint(&self) -> &str {
+        self.cache.fingerprint()
+    }
+
+    pub fn host_program(&self) -> &Path {
+        &self.host_program
+    }
+
+    /// Checks and compiles `dir`'s `bot.wasm` (once: later calls find it in
+    /// the cache). `Refused` is the submission's fault.
+    pub fn prepare(&self, dir: &Path, line_cap: usize) -> Result<PathBuf, CompileError> {
+        let path = dir.join(WASM_MODULE);
+        let wasm = std::fs::read(&path).map_err(|source| CompileError::Cache {
+            what: "reading",
+            path: path.clone(),
+            source,
+        })?;
+        self.cache.compile(&wasm, &self.limits_for(line_cap))
+    }
+
+    fn limits_for(&self, line_cap: usize) -> HostLimits {
+        HostLimits {
+            line_cap,
+            ..self.limits
+        }
+    }
+
+    /// The host's arguments for one seat.
+    pub fn host_args(&self, seed: u64, line_cap: usize) -> Vec<OsString> {
+        let limits = self.limits_for(line_cap);
+        [
+            "wasm-host".to_owned(),
+            "--seed".to_owned(),
+            seed.to_string(),
+            "--memory-bytes".to_owned(),
+            limits.memory_bytes.to_string(),
+            "--table-elements".to_owned(),
+            limits.table_elements.to_string(),
+            "--line-cap".to_owned(),
+            limits.line_cap.to_string(),
+        ]
+        .into_iter()
+        .map(OsString::from)
+        .collect()
+    }
+
+    /// The compiled module at `artifact`, which [`WasmSupport::prepare`]
+    /// returned (nothing else is ever loaded).
+    pub fn artifact(&self, artifact: &Path) -> Result<Vec<u8>, CompileError> {
+        self.cache.read_artifact(artifact)
+    }
+}
+
+/// A turn the host is playing.
+struct Turn {
+    available: u64,
+    first: bool,
+}
+
+/// A seat played by a WebAssembly module in the wasm host.
+pub struct WasmSeat {
+    host: ProcessSeat,
+    fuel: FuelLimits,
+    /// The compiled module, until the first turn sends it.
+    artifact: Option<Vec<u8>>,
+    bank: u64,
+    turns: u64,
+    playing: Option<Turn>,
+    fuel_per_turn: Vec<u64>,
+    stray: u32,
+    message: Vec<u8>,
+    seat: usize,
+}
+
+impl WasmSeat {
+    /// A seat over a started host; `artifact` is the compiled module.
+    pub fn new(host: ProcessSeat, artifact: Vec<u8>, fuel: FuelLimits, seat: usize) -> WasmSeat {
+        WasmSeat {
+            host,
+            fuel,
+            artifact: Some(artifact),
+            bank: 0,
+            turns: 0,
+            playing: None,
+            fuel_per_turn: Vec::new(),
+            stray: 0,
+            message: Vec::new(),
+            seat,
+        }
+    }
+
+    /// The line cap the host's process seat needs for replies of `line_cap`.
+    pub fn host_line_cap(line_cap: usize) -> usize {
+        line_cap.saturating_add(HOST_LINE_OVERHEAD)
+    }
+
+    fn settle(&mut self, message: HostMessage) -> Answer {
+        let turn = self.playing.take();
+        let (available, first) = turn.map_or((0, false), |t| (t.available, t.first));
+        let spent = |fuel: u64, seat: &mut WasmSeat| {
+            seat.fuel_per_turn.push(fuel);
+            seat.bank = seat.fuel.bank_after(seat.bank, first, fuel);
+        };
+        match message {
+            HostMessage::Reply { fuel, stray, line } => {
+                spent(fuel, self);
+                self.stray += stray;
+                Answer::Reply(line)
+            }
+            HostMessage::Overlong { fuel, stray } => {
+                spent(fuel, self);
+                self.stray += stray;
+                Answer::Fault(FaultKind::Malformed)
+            }
+            // Waiting for the next frame without answering this one: no
+            // answer is coming, as a process bot's missed deadline.
+            HostMessage::NoReply { fuel, stray } => {
+                spent(fuel, self);
+                self.stray += stray;
+                Answer::Fault(FaultKind::Timeout)
+            }
+            HostMessage::Exhausted { fuel } => {
+                self.fuel_per_turn.push(fuel.max(available));
+                self.bank = 0;
+                Answer::Fault(FaultKind::FuelExhausted)
+            }
+            HostMessage::WallBackstop => Answer::Gone(Forfeit::WallBackstop),
+            HostMessage::Trap => Answer::Gone(Forfeit::Trap),
+            HostMessage::Exit { .. } => Answer::Gone(Forfeit::Exit),
+            // Refused to load what this worker compiled, or lost its way:
+            // ours to fix, but the seat cannot go on.
+            HostMessage::Error { message } => {
+                eprintln!("arena: seat {}: the wasm host failed: {message}", self.seat);
+                Answer::Gone(Forfeit::Crash)
+            }
+        }
+    }
+}
+
+impl SeatRuntime for WasmSeat {
+    fn offer(&mut self, offer: Offer<'_>) -> Result<(), RunnerError> {
+        let first = self.turns == 0;
+        let available = self.fuel.available(self.bank, first);
+        let Budget::Wall(first_wall) = offer.budget;
+        let wall = if first {
+            first_wall
+        } else {
+            Duration::from_millis(self.fuel.wall_ms)
+        };
+        self.message.clear();
+        if let Some(artifact) = self.artifact.take() {
+            wire::write_module(&artifact, &mut self.message);
+        }
+        wire::write_turn(
+            &TurnRequest {
+                budget: available,
+                refill: self.fuel.refill(),
+                wall_ms: u64::try_from(wall.as_millis()).unwrap_or(u64::MAX),
+                frame: offer.frame.to_vec(),
+            },
+            &mut self.message,
+        );
+        self.turns += 1;
+        self.playing = Some(Turn { available, first });
+        let message = std::mem::take(&mut self.message);
+        let sent = self.host.offer(Offer {
+            seat: offer.seat,
+            frame: &message,
+            budget: Budget::Wall(wall + HOST_MARGIN),
+            game: offer.game,
+        });
+        self.message = message;
+        sent
+    }
+
+    fn poll(&mut self) -> Result<Option<Answer>, RunnerError> {
+        Ok(match self.host.poll()? {
+            None => None,
+            Some(Answer::Reply(line)) => Some(match HostMessage::parse(&line) {
+                Some(message) => self.settle(message),
+                None => {
+                    eprintln!(
+                        "arena: seat {}: the wasm host wrote something unreadable",
+                        self.seat
+                    );
+                    self.playing = None;
+                    Answer::Gone(Forfeit::Crash)
+                }
+            }),
+            // Silent past the backstop and its margin.
+            Some(Answer::Fault(FaultKind::Timeout)) => {
+                self.playing = None;
+                Some(Answer::Gone(Forfeit::WallBackstop))
+            }
+            Some(Answer::Fault(_)) => {
+                self.playing = None;
+                Some(Answer::Gone(Forfeit::Crash))
+            }
+            Some(Answer::Gone(reason)) => {
+                self.playing = None;
+                Some(Answer::Gone(reason))
+            }
+        })
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        self.host.deadline()
+    }
+
+    fn wait_on(&self, interests: &mut Vec<Interest>) {
+        self.host.wait_on(interests);
+    }
+
+    fn take_stray_lines(&mut self) -> u32 {
+        self.host.take_stray_lines() + std::mem::take(&mut self.stray)
+    }
+
+    fn close_input(&mut self) {
+        self.host.close_input();
+    }
+
+    fn stop(&mut self, grace_until: Instant) {
+        self.host.stop(grace_until);
+    }
+
+    fn log(&mut self) -> Vec<u8> {
+        self.host.log()
+    }
+
+    fn latencies(&self) -> &[u64] {
+        self.host.latencies()
+    }
+
+    fn fuel(&self) -> Option<Fuel> {
+        let available = self.fuel.available(self.bank, self.turns == 0);
+        Some(Fuel {
+            allowance: available.saturating_sub(self.bank),
+            bank: self.bank,
+        })
+    }
+
+    fn fuel_per_turn(&self) -> &[u64] {
+        &self.fuel_per_turn
+    }
+}
