@@ -226,6 +226,7 @@ fn spec(id: &str) -> TournamentSpec {
             move_ms: 77,
             fault_limit: 3,
             reply_cap: 65_536,
+            fuel: None,
         },
         environment: None,
         teams: Vec::new(),
