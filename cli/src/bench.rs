@@ -50,6 +50,12 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         BenchTarget::Pairing { json, max_entrants } => {
             crate::bench_pairing::run(json, max_entrants)
         }
+        BenchTarget::Wasm {
+            matches,
+            runs,
+            json,
+            sandbox,
+        } => crate::bench_wasm::run(matches, runs, json, &sandbox),
     }
 }
 

@@ -91,6 +91,18 @@ pub struct PlayArgs {
     /// Faults that forfeit a seat [default: the game's].
     #[arg(long)]
     pub fault_limit: Option<u32>,
+    /// WebAssembly seats: fuel added each turn [default: the game's].
+    #[arg(long, value_name = "FUEL")]
+    pub fuel_per_turn: Option<u64>,
+    /// WebAssembly seats: the most fuel the bank holds [default: the game's].
+    #[arg(long, value_name = "FUEL")]
+    pub fuel_bank: Option<u64>,
+    /// WebAssembly seats: fuel added once, to the first turn [default: the game's].
+    #[arg(long, value_name = "FUEL")]
+    pub init_fuel: Option<u64>,
+    /// WebAssembly seats: the wall-clock backstop per turn [default: the game's].
+    #[arg(long, value_name = "MS")]
+    pub wall_ms: Option<u64>,
     /// Wall limit for each build.sh, in seconds.
     #[arg(long, default_value_t = 600, value_name = "SECONDS")]
     pub build_timeout: u64,
@@ -217,6 +229,10 @@ pub struct WorkerArgs {
     /// Trust this PEM CA certificate for an https:// coordinator.
     #[arg(long, value_name = "PEM")]
     pub tls_ca: Option<PathBuf>,
+    /// Run no WebAssembly seats: the worker announces no wasm runtime and is
+    /// never given a match with a WebAssembly bot.
+    #[arg(long)]
+    pub no_wasm: bool,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
 }
@@ -243,6 +259,11 @@ pub struct TournamentArgs {
     /// Trust this PEM CA certificate for an https:// coordinator.
     #[arg(long, global = true, value_name = "PEM")]
     pub tls_ca: Option<PathBuf>,
+    /// `create`: the wasm runtime (a fingerprint, as `arena worker` reports
+    /// it) WebAssembly seats must be played with [default: the tournament
+    /// file's `wasm_runtime`, else this build's own].
+    #[arg(long, global = true, value_name = "FINGERPRINT")]
+    pub wasm_runtime: Option<String>,
     #[command(subcommand)]
     pub command: TournamentCommand,
 }
@@ -414,6 +435,23 @@ pub enum BenchTarget {
         #[command(flatten)]
         sandbox: SandboxArgs,
     },
+    /// WebAssembly seats: the per-turn round trip of a trivial module
+    /// through the sandboxed wasm host beside a trivial process bot, and a
+    /// compute-bound module with fuel metering on and off.
+    Wasm {
+        /// 400-turn Grid Royale matches to play, each way.
+        #[arg(long, default_value_t = 3,
+              value_parser = clap::value_parser!(u32).range(1..=1000))]
+        matches: u32,
+        /// Runs of the compute-bound module, each way.
+        #[arg(long, default_value_t = 5,
+              value_parser = clap::value_parser!(u32).range(1..=1000))]
+        runs: u32,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        sandbox: SandboxArgs,
+    },
     /// Coordinator throughput on a Redis of its own: the time to queue a
     /// large round robin, then lease + heartbeat + result operations per
     /// second from simulated workers over loopback gRPC.
@@ -461,6 +499,8 @@ pub struct InternalBotArgs {
 pub enum InternalBotKind {
     Pass,
     Random,
+    /// Grid Royale's empty order batch, for every line.
+    NoOrders,
 }
 
 #[cfg(test)]

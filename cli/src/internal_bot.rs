@@ -1,5 +1,6 @@
 //! A bot built into the binary, so benchmarks measure the runner rather than a
-//! script interpreter. It speaks the generals protocol on stdin/stdout.
+//! script interpreter. It speaks the generals protocol on stdin/stdout, or
+//! (`no-orders`) answers every JSON line with an empty order batch.
 
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
@@ -13,6 +14,9 @@ pub fn run(args: InternalBotArgs) -> anyhow::Result<ExitCode> {
     let mut input = stdin.lock();
     let mut out = std::io::stdout().lock();
     let mut line = String::new();
+    if let InternalBotKind::NoOrders = args.kind {
+        return no_orders(&mut input, &mut out);
+    }
     if input.read_line(&mut line)? == 0 {
         return Ok(ExitCode::SUCCESS);
     }
@@ -53,6 +57,7 @@ pub fn run(args: InternalBotArgs) -> anyhow::Result<ExitCode> {
             InternalBotKind::Random => {
                 random_move(&types, &owners, &armies, height, width, &mut rng)
             }
+            InternalBotKind::NoOrders => unreachable!("answered above"),
         };
         writeln!(out, "{reply}")?;
         out.flush()?;
@@ -92,4 +97,17 @@ fn random_move(
     }
     let (row, col, dir) = candidates[rng.below(candidates.len() as u64) as usize];
     format!("0 {row} {col} {dir} {}", rng.below(2))
+}
+
+/// Answers every line with Grid Royale's no-action reply.
+fn no_orders(input: &mut impl BufRead, out: &mut impl Write) -> anyhow::Result<ExitCode> {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            return Ok(ExitCode::SUCCESS);
+        }
+        out.write_all(b"{\"orders\": [], \"spawn\": false}\n")?;
+        out.flush()?;
+    }
 }

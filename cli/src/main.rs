@@ -9,6 +9,7 @@ mod bench;
 mod bench_coordinator;
 mod bench_pairing;
 mod bench_sandbox;
+mod bench_wasm;
 mod build;
 mod cli;
 mod distributed;

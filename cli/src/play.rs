@@ -41,7 +41,11 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         first_move_ms: args.first_move_ms,
         move_ms: args.move_ms,
         fault_limit: args.fault_limit,
-        ..LimitOverrides::default()
+        fuel_per_turn: args.fuel_per_turn,
+        fuel_bank: args.fuel_bank,
+        init_fuel: args.init_fuel,
+        wall_ms: args.wall_ms,
+        reply_cap: None,
     })?;
     let config = RunnerConfig {
         build_limit: Duration::from_secs(args.build_timeout),

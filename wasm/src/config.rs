@@ -66,6 +66,14 @@ pub fn engine() -> Result<Engine, wasmtime::Error> {
     Engine::new(&config())
 }
 
+/// The same engine with fuel metering off: only for measuring what
+/// metering costs (`arena bench wasm`); guests never run on it.
+pub fn unmetered_engine() -> Result<Engine, wasmtime::Error> {
+    let mut config = config();
+    config.consume_fuel(false);
+    Engine::new(&config)
+}
+
 /// Names the wasmtime version and configuration: equal fingerprints run
 /// the same module with the same fuel costs and the same compiled code.
 pub fn fingerprint(engine: &Engine) -> String {

@@ -22,9 +22,12 @@ pub mod compile;
 pub mod config;
 pub mod host;
 pub mod session;
+pub mod test_modules;
 pub mod wasi;
 pub mod wire;
 
 pub use compile::{CompileError, ModuleCache};
 pub use config::{HostLimits, WASMTIME_VERSION, engine, fingerprint};
 pub use session::{Session, SessionError, TurnEnd};
+/// The pinned wasmtime, for callers that measure it (`arena bench wasm`).
+pub use wasmtime;

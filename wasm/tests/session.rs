@@ -11,25 +11,19 @@ const NO_ACTION: &[u8] = b"{\"orders\": [], \"spawn\": false}";
 const WALL: Duration = Duration::from_secs(5);
 const PLENTY: u64 = 1_000_000_000;
 
-/// The test module `name` from bots/test/wasm, assembled.
-fn test_module(name: &str) -> Vec<u8> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../bots/test/wasm");
-    let body = std::fs::read_to_string(format!("{dir}/{name}.wat")).expect("test module");
-    assemble(&body)
+fn modules_dir() -> &'static std::path::Path {
+    std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../bots/test/wasm"))
 }
 
-/// `(module` + imports of `body` + the prelude + the rest of `body` + `)`.
+/// The test module `name` from bots/test/wasm, assembled.
+fn test_module(name: &str) -> Vec<u8> {
+    let text = arena_wasm::test_modules::named(modules_dir(), name).expect("test module");
+    wat::parse_str(&text).expect("test module assembles")
+}
+
+/// A module of `body` on the test modules' prelude.
 fn assemble(body: &str) -> Vec<u8> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../bots/test/wasm");
-    let prelude = std::fs::read_to_string(format!("{dir}/prelude.wat")).expect("prelude");
-    let (imports, rest): (Vec<&str>, Vec<&str>) = body
-        .lines()
-        .partition(|line| line.trim_start().starts_with("(import"));
-    let text = format!(
-        "(module\n{}\n{prelude}\n{}\n)",
-        imports.join("\n"),
-        rest.join("\n")
-    );
+    let text = arena_wasm::test_modules::assemble(modules_dir(), body).expect("prelude");
     wat::parse_str(&text).expect("test module assembles")
 }
 

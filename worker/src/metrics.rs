@@ -11,6 +11,7 @@ pub struct WorkerMetrics {
     pub registry: Registry,
     faults: IntCounterVec,
     move_latency: Histogram,
+    fuel_used: Histogram,
     matches: IntCounterVec,
     match_duration: Histogram,
     builds: IntCounterVec,
@@ -37,6 +38,13 @@ impl WorkerMetrics {
                     20e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3,
                     100e-3, 150e-3,
                 ],
+            )?,
+            // A turn's fuel: from a few thousand instructions to the bank's cap.
+            fuel_used: histogram(
+                &registry,
+                "arena_bot_fuel_used",
+                "WebAssembly instructions a seat spent on one turn (a dry turn counts its budget)",
+                prometheus::exponential_buckets(1e4, 4.0, 10)?,
             )?,
             matches: counter(
                 &registry,
@@ -85,6 +93,14 @@ impl WorkerMetrics {
             self.faults
                 .with_label_values(&["illegal"])
                 .inc_by(u64::from(player.faults.illegal));
+            self.faults
+                .with_label_values(&["fuel_exhausted"])
+                .inc_by(u64::from(player.faults.fuel_exhausted));
+        }
+        for seat in &output.fuel_per_turn {
+            for &fuel in seat {
+                self.fuel_used.observe(fuel as f64);
+            }
         }
         for seat in &output.move_latencies_ns {
             for &ns in seat {
@@ -157,6 +173,11 @@ mod tests {
         metrics.matches.with_label_values(&["win"]).inc();
         metrics.builds.with_label_values(&["ok"]).inc();
         metrics.move_latency.observe(0.001);
+        metrics.fuel_used.observe(5e6);
+        metrics
+            .faults
+            .with_label_values(&["fuel_exhausted"])
+            .inc();
         let text = metrics.encode();
         for name in [
             "arena_bot_faults_total{kind=\"timeout\"} 1",
@@ -166,6 +187,8 @@ mod tests {
             "arena_builds_total{outcome=\"ok\"} 1",
             "arena_build_duration_seconds",
             "arena_sandbox_spawn_seconds",
+            "arena_bot_fuel_used_bucket",
+            "arena_bot_faults_total{kind=\"fuel_exhausted\"} 1",
         ] {
             assert!(text.contains(name), "{name} missing from\n{text}");
         }

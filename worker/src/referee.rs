@@ -124,6 +124,8 @@ pub struct MatchOutput {
     pub logs: Vec<Vec<u8>>,
     /// Each seat's in-time reply latencies, in nanoseconds (sorted).
     pub move_latencies_ns: Vec<Vec<u64>>,
+    /// Each fuel-metered seat's fuel per turn (sorted; empty for others).
+    pub fuel_per_turn: Vec<Vec<u64>>,
     /// Each bot seat's build: whether it succeeded, came from the cache, and took how long.
     pub builds: Vec<BuildSummary>,
     /// How long each launched seat took to start (spawn call to handle).
@@ -615,6 +617,7 @@ impl Referee<'_> {
         let mut players = Vec::with_capacity(self.seats.len());
         let mut logs = Vec::with_capacity(self.seats.len());
         let mut move_latencies_ns = Vec::with_capacity(self.seats.len());
+        let mut fuel_per_turn = Vec::with_capacity(self.seats.len());
         for ((seat, mut record), build_log) in self.seats.into_iter().enumerate().zip(build_logs) {
             let (mut log, mut latencies, mut fuel) = match record.runtime.as_mut() {
                 Some(runtime) => (
@@ -649,6 +652,7 @@ impl Referee<'_> {
                 fuel: FuelUse::from_turns(&mut fuel),
             });
             move_latencies_ns.push(latencies);
+            fuel_per_turn.push(fuel);
         }
         let report = MatchReport {
             game: self.game.name().to_owned(),
@@ -667,6 +671,7 @@ impl Referee<'_> {
             replay,
             logs,
             move_latencies_ns,
+            fuel_per_turn,
             builds,
             spawn_times,
         })

@@ -356,6 +356,26 @@ fn existing_leaf_is_an_error_and_left_alone() {
     }
 }
 
+#[test]
+fn a_parent_another_runner_removed_is_made_again_for_the_next_leaf() {
+    for (setup, tree) in [
+        (CgroupSetup::Legacy, FakeTree::legacy()),
+        (CgroupSetup::Unified, FakeTree::unified(ALL_V2)),
+    ] {
+        let m = strict(setup, &tree);
+        // What a one-shot runner sharing the parent's name does as it ends
+        // (the fake kernel's rmdir, which also takes the control files).
+        for p in m.parent_paths() {
+            super::control::remove_dir(&p, &fake::KERNEL, Instant::now()).unwrap();
+            assert!(!p.exists(), "{setup:?}: {}", p.display());
+        }
+        let leaf = m.create("after", &limits()).unwrap();
+        for p in leaf.paths() {
+            assert!(p.is_dir(), "{setup:?}: {}", p.display());
+        }
+    }
+}
+
 // ---- v2 ----
 
 const ALL_V2: &str = "cpuset cpu io memory hugetlb pids rdma misc";

@@ -163,9 +163,14 @@ impl V1Manager {
     pub(crate) fn create(&self, name: &str, limits: &CgroupLimits) -> Result<V1Leaf, CgroupError> {
         let leaf = self.open_existing(name);
         let mut created = vec![];
-        let result = self
-            .create_dirs(&leaf, &mut created)
-            .and_then(|()| self.apply(&leaf, limits));
+        let mut made = self.create_dirs(&leaf, &mut created);
+        if made.as_ref().is_err_and(parent_vanished) {
+            // Another one-shot runner sharing the parent's name removed it
+            // when it emptied (`remove_parent_if_empty`): make it again.
+            self.prepare_parent()?;
+            made = self.create_dirs(&leaf, &mut created);
+        }
+        let result = made.and_then(|()| self.apply(&leaf, limits));
         if let Err(e) = result {
             let deadline = Instant::now() + RMDIR_TIMEOUT;
             for dir in created.iter().rev() {
@@ -396,4 +401,9 @@ fn read_trimmed(dir: &Path, file: &'static str) -> Result<String, CgroupError> {
             file,
             source,
         })
+}
+
+/// A leaf could not be made because its parent directory is gone.
+pub(crate) fn parent_vanished(error: &CgroupError) -> bool {
+    matches!(error, CgroupError::CreateLeaf { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
 }

@@ -125,7 +125,14 @@ impl V2Manager {
         limits: Option<&CgroupLimits>,
     ) -> Result<V2Leaf, CgroupError> {
         let leaf = self.open_existing(name);
-        control::make_leaf_dir(&leaf.dir, &self.fake)?;
+        let mut made = control::make_leaf_dir(&leaf.dir, &self.fake);
+        if made.as_ref().is_err_and(crate::cgroup::v1::parent_vanished) {
+            // Another one-shot runner sharing the parent's name removed it
+            // when it emptied (`remove_parent_if_empty`): make it again.
+            self.restore_parent()?;
+            made = control::make_leaf_dir(&leaf.dir, &self.fake);
+        }
+        made?;
         if let Some(limits) = limits
             && let Err(e) = self.apply(&leaf, limits)
         {
@@ -135,6 +142,25 @@ impl V2Manager {
             return Err(e);
         }
         Ok(leaf)
+    }
+
+    /// Makes the parent group again, with the controllers it had enabled.
+    fn restore_parent(&self) -> Result<(), CgroupError> {
+        let depth = self.parent.components().count();
+        let Some(root) = self.parent_dir.ancestors().nth(depth) else {
+            return Ok(());
+        };
+        let mut dir = root.to_path_buf();
+        let mut failures = vec![];
+        for component in self.parent.components() {
+            dir.push(component);
+            control::ensure_dir(&dir, &self.fake).map_err(|source| CgroupError::CreateParent {
+                path: dir.clone(),
+                source,
+            })?;
+            enable_controllers(&dir, &self.enabled, &mut failures)?;
+        }
+        Ok(())
     }
 
     /// Writes `memory.max`, `memory.swap.max` = 0, `pids.max`, `cpuset.cpus` and `cpu.max`.
