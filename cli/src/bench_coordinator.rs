@@ -176,6 +176,7 @@ async fn measure(plan: Plan, redis: &RedisServer) -> anyhow::Result<Figures> {
             entrants,
             environment: None,
             teams: None,
+            wasm_runtime: None,
         })
         .await
         .context("creating the round robin")?;

@@ -176,7 +176,11 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
             cache_dir,
             idle_poll: Duration::from_millis(200),
             tls_ca,
-            wasm: Some(launch::wasm_support(&args.sandbox)?),
+            wasm: if args.no_wasm {
+                None
+            } else {
+                Some(launch::wasm_support(&args.sandbox)?)
+            },
         };
         let metrics = WorkerMetrics::new()?;
         if let Some(address) = &args.metrics {
@@ -311,6 +315,7 @@ pub fn tournament(args: TournamentArgs) -> anyhow::Result<ExitCode> {
             }
             TournamentCommand::Create { file } => {
                 let mut tournament = TournamentFile::load(file)?;
+                tournament.wasm_runtime = wasm_runtime(&tournament, args.wasm_runtime.clone())?;
                 for bot in &mut tournament.bots {
                     let hash = upload(&mut client, &bot.name, &bot.path).await?;
                     bot.path = hash.into();
@@ -425,6 +430,27 @@ pub fn tournament(args: TournamentArgs) -> anyhow::Result<ExitCode> {
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// The wasm runtime a new tournament's WebAssembly seats need: the one
+/// named on the command line (`flag`), else in the tournament file, else
+/// this build's own (the pinned wasmtime and its configuration, as this
+/// build's workers report it); `None` for a game without WebAssembly seats.
+/// The coordinator keeps it only for a tournament with a WebAssembly
+/// entrant.
+pub fn wasm_runtime(file: &TournamentFile, flag: Option<String>) -> anyhow::Result<Option<String>> {
+    if file.limits.fuel.is_none() {
+        return Ok(None);
+    }
+    if let Some(named) = flag
+        .or_else(|| file.wasm_runtime.clone())
+        .filter(|r| !r.is_empty())
+    {
+        return Ok(Some(named));
+    }
+    let engine = arena_wasm::engine()
+        .map_err(|e| anyhow::anyhow!("cannot set up the WebAssembly engine: {e}"))?;
+    Ok(Some(arena_wasm::fingerprint(&engine)))
 }
 
 /// One line per match (only the stuck ones with `stuck_only`), each failed

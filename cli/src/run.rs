@@ -259,6 +259,7 @@ async fn tournament(
             entrants,
             environment: file.environment.clone(),
             teams: Some(file.teams.clone()),
+            wasm_runtime: crate::distributed::wasm_runtime(&file, None)?,
         })
         .await?;
 

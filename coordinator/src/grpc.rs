@@ -132,6 +132,7 @@ impl Worker for WorkerService {
                 memory_mb: r.memory_mb,
                 environment_id: r.environment_id,
                 cached: r.cached_builds,
+                wasm_runtime: r.wasm_runtime,
             })
             .await?;
         let config = self.coordinator.config();
@@ -228,6 +229,7 @@ impl Worker for WorkerService {
 fn leased_match(m: crate::service::LeasedMatch) -> Result<arena_proto::v1::LeasedMatch, Status> {
     let rules_json = serde_json::to_string(&m.rules)
         .map_err(|e| Status::internal(format!("writing the rules as JSON: {e}")))?;
+    let fuel = m.limits.fuel;
     Ok(arena_proto::v1::LeasedMatch {
         lease_id: m.lease.lease_id,
         match_id: m.lease.match_id,
@@ -250,6 +252,10 @@ fn leased_match(m: crate::service::LeasedMatch) -> Result<arena_proto::v1::Lease
         fault_limit: m.limits.fault_limit,
         rules_json,
         reply_cap: m.limits.reply_cap,
+        fuel_per_turn: fuel.map_or(0, |f| f.per_turn),
+        fuel_bank: fuel.map_or(0, |f| f.bank),
+        init_fuel: fuel.map_or(0, |f| f.init),
+        fuel_wall_ms: fuel.map_or(0, |f| f.wall_ms),
     })
 }
 
@@ -306,7 +312,7 @@ fn match_record(r: &ReportResultRequest) -> Result<MatchRecord, Status> {
                 team: s.team,
                 forfeit: forfeit(s.forfeit_kind, seat)?,
                 baseline,
-                stats: s.stats.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+                stats: seat_stats(s),
                 timeouts: s.timeouts,
                 malformed: s.malformed,
                 moves: s.moves,
@@ -320,6 +326,29 @@ fn match_record(r: &ReportResultRequest) -> Result<MatchRecord, Status> {
         reason: r.reason.clone(),
         turns: r.turns,
     })
+}
+
+/// A seat's stats as the record keeps them: the game's counters, and the
+/// runner's counts the domain record has no field for under the names of
+/// [`crate::model`]'s `*_STAT` constants. `illegal` comes from its field,
+/// or, from a worker older than the field, from the `illegal_replies` stat
+/// such workers wrote; the fuel keys only when the seat used fuel (a
+/// WebAssembly seat).
+fn seat_stats(s: &arena_proto::v1::SeatResult) -> std::collections::BTreeMap<String, u64> {
+    use crate::model::{FUEL_EXHAUSTED_STAT, FUEL_MAX_STAT, FUEL_P50_STAT, ILLEGAL_STAT};
+    let mut stats: std::collections::BTreeMap<String, u64> =
+        s.stats.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    for (key, value) in [
+        (ILLEGAL_STAT, u64::from(s.illegal)),
+        (FUEL_EXHAUSTED_STAT, u64::from(s.fuel_exhausted)),
+        (FUEL_P50_STAT, s.fuel_p50),
+        (FUEL_MAX_STAT, s.fuel_max),
+    ] {
+        if value > 0 {
+            stats.insert(key.to_owned(), value);
+        }
+    }
+    stats
 }
 
 pub struct AdminService {
@@ -353,6 +382,7 @@ impl Admin for AdminService {
                 entrants,
                 environment: file.environment,
                 teams: Some(file.teams),
+                wasm_runtime: file.wasm_runtime,
             })
             .await?;
         Ok(Response::new(CreateTournamentResponse {

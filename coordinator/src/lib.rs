@@ -12,7 +12,8 @@
 //! [`report`] checks a reported result
 //! against its match before anything records it. [`service`] is the
 //! coordinator's logic over those; [`grpc`] exposes it to workers and admins, and [`server`] serves it;
-//! [`metrics`] counts what happens for Prometheus.
+//! [`metrics`] counts what happens for Prometheus; [`wasm`] tells
+//! WebAssembly bots from process bots by their archives.
 
 pub mod grpc;
 pub mod metrics;
@@ -25,6 +26,7 @@ pub mod standings;
 pub mod store;
 pub mod teams;
 pub mod tournament_file;
+pub mod wasm;
 
 use sha2::{Digest, Sha256};
 

@@ -62,7 +62,11 @@ pub struct SeatResult {
     /// The in-engine baseline that played this seat, if one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
-    /// Counters the game keeps per seat (e.g. `invalid_moves`).
+    /// Counters the game keeps per seat (e.g. `invalid_moves`), and the
+    /// runner's counts that have no field here, under reserved names:
+    /// [`ILLEGAL_STAT`], [`FUEL_EXHAUSTED_STAT`], [`FUEL_P50_STAT`] and
+    /// [`FUEL_MAX_STAT`] (absent when zero; read them with
+    /// [`SeatResult::illegal`] and [`SeatResult::fuel_exhausted`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stats: BTreeMap<String, u64>,
     /// Replies that missed their deadline.
@@ -71,6 +75,30 @@ pub struct SeatResult {
     pub malformed: u32,
     /// Replies the game applied.
     pub moves: u32,
+}
+
+/// Replies the game's rules refused as a whole (no-action turns that never
+/// spend the fault budget), kept among a seat's stats; workers wrote this
+/// stat themselves before the result had a field for it.
+pub const ILLEGAL_STAT: &str = "illegal_replies";
+/// A WebAssembly seat's turns that ran out of fuel (no-action, never a
+/// forfeit), kept among its stats.
+pub const FUEL_EXHAUSTED_STAT: &str = "fuel_exhausted";
+/// A WebAssembly seat's fuel per turn, median, kept among its stats.
+pub const FUEL_P50_STAT: &str = "fuel_p50";
+/// A WebAssembly seat's fuel per turn, most, kept among its stats.
+pub const FUEL_MAX_STAT: &str = "fuel_max";
+
+impl SeatResult {
+    /// Illegal replies ([`ILLEGAL_STAT`]).
+    pub fn illegal(&self) -> u64 {
+        self.stats.get(ILLEGAL_STAT).copied().unwrap_or(0)
+    }
+
+    /// Turns that ran out of fuel ([`FUEL_EXHAUSTED_STAT`]).
+    pub fn fuel_exhausted(&self) -> u64 {
+        self.stats.get(FUEL_EXHAUSTED_STAT).copied().unwrap_or(0)
+    }
 }
 
 /// A finished match as the standings see it.

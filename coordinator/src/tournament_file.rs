@@ -13,6 +13,9 @@
 //!
 //! [rules]                    # optional; the game's options (none for generals)
 //!
+//! # wasm_runtime = "wasmtime-48.0.8-1a2b3c4d5e6f7a8b"  # optional; default:
+//! #                          # the creator's own (WebAssembly seats only)
+//!
 //! [limits]                   # optional; each key defaults to the game's own
 //! move_ms = 150
 //! first_move_ms = 10000
@@ -73,6 +76,10 @@ pub struct FileText {
     /// The environment id matches must be played in; absent: any worker.
     #[serde(default)]
     pub environment: Option<String>,
+    /// The wasm runtime WebAssembly seats must be played with; absent: the
+    /// one of whoever creates the tournament (`arena tournament create`).
+    #[serde(default)]
+    pub wasm_runtime: Option<String>,
     /// The field, in seeding order.
     pub bots: Vec<BotEntry>,
 }
@@ -96,9 +103,20 @@ pub struct TournamentFile {
     /// report); absent: any worker.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub environment: Option<String>,
+    /// The wasm runtime (a fingerprint such as
+    /// `wasmtime-48.0.8-1a2b3c4d5e6f7a8b`) the tournament's WebAssembly
+    /// seats must be played with, if the file names one; `arena tournament
+    /// create` and `arena run` fill in their own otherwise. Only workers
+    /// running it lease a match with a WebAssembly seat (see
+    /// [`crate::wasm`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wasm_runtime: Option<String>,
     /// Every option of the game, resolved.
     pub rules: Rules,
-    /// The limits every match is played under, resolved.
+    /// The limits every match is played under, resolved; written out as
+    /// the file's `[limits]` keys (the fuel ones flat), so the text parses
+    /// back to the same limits.
+    #[serde(serialize_with = "limits_as_keys")]
     pub limits: Limits,
     /// The side each seat plays for, as the game reports it for these seats
     /// and rules; empty when every seat plays for itself. Read from the
@@ -209,6 +227,7 @@ impl TournamentFile {
             seed: text.seed,
             format: text.format,
             environment: text.environment,
+            wasm_runtime: text.wasm_runtime.filter(|r| !r.is_empty()),
             rules,
             limits,
             teams,
@@ -282,6 +301,22 @@ impl TournamentFile {
             _ => Ok(()),
         }
     }
+}
+
+/// `limits` as every `[limits]` key of the file, set.
+fn limits_as_keys<S: serde::Serializer>(limits: &Limits, out: S) -> Result<S::Ok, S::Error> {
+    let fuel = limits.fuel;
+    LimitOverrides {
+        first_move_ms: Some(limits.first_move_ms),
+        move_ms: Some(limits.move_ms),
+        fault_limit: Some(limits.fault_limit),
+        reply_cap: Some(limits.reply_cap),
+        fuel_per_turn: fuel.map(|f| f.per_turn),
+        fuel_bank: fuel.map(|f| f.bank),
+        init_fuel: fuel.map(|f| f.init),
+        wall_ms: fuel.map(|f| f.wall_ms),
+    }
+    .serialize(out)
 }
 
 /// The `[rules]` table as option values: TOML booleans, integers and

@@ -93,6 +93,7 @@ fn tournament(format: Format) -> NewTournament {
         entrants: entrant_hashes(),
         environment: None,
         teams: None,
+        wasm_runtime: None,
     }
 }
 
@@ -126,6 +127,7 @@ async fn coordinator_on(store: Store, config: CoordinatorConfig) -> Arc<Coordina
             memory_mb: 8192,
             environment_id: String::new(),
             cached: Vec::new(),
+            wasm_runtime: String::new(),
         })
         .await
         .unwrap();

@@ -446,6 +446,7 @@ async fn leases_go_only_to_registered_live_workers() {
         memory_mb: 1024,
         environment_id: String::new(),
         cached: Vec::new(),
+        wasm_runtime: String::new(),
     };
     served
         .coordinator

@@ -129,6 +129,7 @@ async fn lease_with(
         memory_mb: 1024,
         environment_id: environment.to_owned(),
         cached: cached.to_vec(),
+        wasm_runtime: String::new(),
     };
     store.register_worker(info, now_ms).await.unwrap();
     match store
@@ -230,6 +231,8 @@ fn spec(id: &str) -> TournamentSpec {
         },
         environment: None,
         teams: Vec::new(),
+        wasm_entrants: Vec::new(),
+        wasm_runtime: None,
         // Above 2^53, to catch any backend that passes seeds through a double.
         base_seed: u64::MAX - 7,
         entrants: ["a", "b", "c", "d"]
@@ -1203,6 +1206,7 @@ async fn workers_alive_window(store: Store) {
         memory_mb: 16_384,
         environment_id: "env-1".to_owned(),
         cached: owned(cached),
+        wasm_runtime: String::new(),
     };
     store
         .register_worker(worker("w2", &["a"]), 500)
@@ -1573,6 +1577,7 @@ async fn worker_seen_is_the_last_heartbeat(store: Store) {
         memory_mb: 1024,
         environment_id: "e".into(),
         cached: Vec::new(),
+        wasm_runtime: String::new(),
     };
     store.register_worker(info, 1_000).await.unwrap();
     assert_eq!(store.worker_seen("w1").await.unwrap(), Some(1_000));
@@ -1590,6 +1595,7 @@ fn worker_info(id: &str, env: &str, cached: &[&str]) -> WorkerInfo {
         memory_mb: 1024,
         environment_id: env.to_owned(),
         cached: owned(cached),
+        wasm_runtime: String::new(),
     }
 }
 
@@ -2144,6 +2150,7 @@ async fn redis_state_survives_a_coordinator_restart() {
                 memory_mb: 2048,
                 environment_id: "env".into(),
                 cached: owned(&["a"]),
+                wasm_runtime: String::new(),
             },
             0,
         )

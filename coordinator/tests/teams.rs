@@ -406,6 +406,7 @@ fn new_2v2() -> NewTournament {
             .collect(),
         environment: None,
         teams: Some(TWO_V_TWO.to_vec()),
+        wasm_runtime: None,
     }
 }
 
@@ -442,6 +443,8 @@ fn a_spec_stored_before_teams_loads_without_them() {
         limits: registry::find("generals").unwrap().limits,
         environment: None,
         teams: Vec::new(),
+        wasm_entrants: Vec::new(),
+        wasm_runtime: None,
     };
     let json = serde_json::to_string(&spec).unwrap();
     assert!(!json.contains("teams"), "no layout, no key: {json}");
@@ -517,6 +520,7 @@ async fn coordinator_with(new: &mut NewTournament) -> std::sync::Arc<Coordinator
             memory_mb: 8192,
             environment_id: String::new(),
             cached: Vec::new(),
+            wasm_runtime: String::new(),
         })
         .await
         .unwrap();

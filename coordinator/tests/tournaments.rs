@@ -162,6 +162,7 @@ fn new_tournament() -> NewTournament {
         entrants: vec![("a".into(), "1".repeat(64)), ("b".into(), "2".repeat(64))],
         environment: None,
         teams: None,
+        wasm_runtime: None,
     }
 }
 
@@ -191,6 +192,10 @@ fn the_id_hashes_every_defining_field() {
         (
             "environment",
             Box::new(|t| t.environment = Some("env".into())),
+        ),
+        (
+            "the wasm runtime",
+            Box::new(|t| t.wasm_runtime = Some("wasmtime-1-ab".into())),
         ),
         (
             "an entrant's name",
@@ -292,4 +297,28 @@ fn the_example_tournament_files_load() {
         seen += 1;
     }
     assert!(seen >= 2, "examples/ holds the tournament files");
+}
+
+#[test]
+fn a_file_written_out_parses_to_itself_fuel_and_wasm_runtime_included() {
+    let text = file(
+        "game = \"grid-royale\"\nseats = 2\nwasm_runtime = \"wasmtime-1-ab\"\n\
+         [limits]\nfuel_per_turn = 1234\nwall_ms = 77\n",
+        2,
+    );
+    let parsed = TournamentFile::parse(&text).unwrap();
+    let fuel = parsed.limits.fuel.expect("grid royale has fuel");
+    assert_eq!((fuel.per_turn, fuel.wall_ms), (1234, 77));
+    assert_eq!(parsed.wasm_runtime.as_deref(), Some("wasmtime-1-ab"));
+    let written = parsed.to_toml().unwrap();
+    assert_eq!(
+        TournamentFile::parse(&written).unwrap(),
+        parsed,
+        "{written}"
+    );
+
+    let generals = TournamentFile::parse(&file("", 2)).unwrap();
+    let written = generals.to_toml().unwrap();
+    assert!(!written.contains("fuel"), "{written}");
+    assert_eq!(TournamentFile::parse(&written).unwrap(), generals);
 }

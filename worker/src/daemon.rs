@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use arena_engine::registry::{self, Limits};
+use arena_engine::registry::{self, FuelLimits, Limits};
 use arena_engine::{Forfeit, Match, Rules};
 use arena_proto::v1::worker_client::WorkerClient;
 use arena_proto::v1::{
@@ -248,6 +248,12 @@ pub async fn run(
             memory_mb: options.memory_mb,
             environment_id: options.environment_id.clone(),
             cached_builds: snapshot(&cached),
+            // Empty without wasm: such a worker is given no WebAssembly seat.
+            wasm_runtime: options
+                .wasm
+                .as_ref()
+                .map(|w| w.fingerprint().to_owned())
+                .unwrap_or_default(),
         })
         .await
         .map_err(|source| DaemonError::Rpc {
@@ -941,8 +947,14 @@ fn setup_match(leased: &LeasedMatch) -> Result<(Box<dyn Match>, RunnerConfig), S
             u64::from(defaults.reply_cap),
         ))
         .unwrap_or(defaults.reply_cap),
-        // The lease's fuel keys, field by field (zero: the default).
-        fuel: defaults.fuel,
+        // The lease's fuel keys, field by field (zero: the default); a
+        // game without WebAssembly seats has no fuel, whatever the lease says.
+        fuel: defaults.fuel.map(|d| FuelLimits {
+            per_turn: or(leased.fuel_per_turn, d.per_turn),
+            bank: or(leased.fuel_bank, d.bank),
+            init: or(leased.init_fuel, d.init),
+            wall_ms: or(leased.fuel_wall_ms, d.wall_ms),
+        }),
     };
     Ok((game, RunnerConfig::for_limits(&limits)))
 }
@@ -1041,5 +1053,49 @@ mod tests {
             let err = setup_match(&lease).err().expect("refused");
             assert!(err.contains(needle), "{err}");
         }
+    }
+
+    #[test]
+    fn the_leases_fuel_keys_override_the_games_field_by_field() {
+        let grid = arena_engine::grid_royale::ENTRY.name;
+        let two = [("aa", ""), ("bb", "")];
+        let defaults = arena_engine::grid_royale::ENTRY
+            .limits
+            .fuel
+            .expect("grid royale runs WebAssembly seats");
+        // No fuel keys (an older coordinator): the game's own.
+        let (_, config) = setup_match(&leased(grid, &two)).unwrap();
+        assert_eq!(config.fuel, Some(defaults));
+
+        let mut lease = leased(grid, &two);
+        lease.fuel_per_turn = 1_000;
+        lease.init_fuel = 7;
+        let (_, config) = setup_match(&lease).unwrap();
+        assert_eq!(
+            config.fuel,
+            Some(FuelLimits {
+                per_turn: 1_000,
+                init: 7,
+                ..defaults
+            })
+        );
+        lease.fuel_bank = 5_000;
+        lease.fuel_wall_ms = 9;
+        let (_, config) = setup_match(&lease).unwrap();
+        assert_eq!(
+            config.fuel,
+            Some(FuelLimits {
+                per_turn: 1_000,
+                bank: 5_000,
+                init: 7,
+                wall_ms: 9,
+            })
+        );
+
+        // A game without WebAssembly seats ignores them.
+        let mut lease = leased(GENERALS, &two);
+        lease.fuel_per_turn = 1_000;
+        let (_, config) = setup_match(&lease).unwrap();
+        assert_eq!(config.fuel, None);
     }
 }

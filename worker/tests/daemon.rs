@@ -186,6 +186,7 @@ fn leased(id: &str, seats: &[&str], first_move_ms: u64) -> LeasedMatch {
         fault_limit: 50,
         rules_json: "{}".to_owned(),
         reply_cap: 4096,
+        ..LeasedMatch::default()
     }
 }
 

@@ -33,7 +33,10 @@ pub(crate) fn match_round(match_id: &str) -> Option<u32> {
 /// The team layout is hashed only when there is one, after the entrants, so
 /// the ids of tournaments without teams are what they were before teams
 /// existed (a coordinator re-creating one finds it). It cannot be mistaken
-/// for an entrant: entrants add two parts each, the layout one.
+/// for an entrant: entrants add two parts each, the layout one. The wasm
+/// runtime likewise, last and only when named (the coordinator drops it
+/// for a tournament without WebAssembly entrants first), as one part
+/// tagged `wasm_runtime=`, which no layout of small seat numbers spells.
 pub fn tournament_id(new: &NewTournament) -> String {
     fn part(hasher: &mut Sha256, bytes: &[u8]) {
         hasher.update((bytes.len() as u64).to_le_bytes());
@@ -62,6 +65,9 @@ pub fn tournament_id(new: &NewTournament) -> String {
     if let Some(teams) = new.teams.as_deref().filter(|t| !t.is_empty()) {
         let bytes: Vec<u8> = teams.iter().flat_map(|t| t.to_le_bytes()).collect();
         part(&mut hasher, &bytes);
+    }
+    if let Some(runtime) = &new.wasm_runtime {
+        part(&mut hasher, format!("wasm_runtime={runtime}").as_bytes());
     }
     let digest = hasher.finalize();
     let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();

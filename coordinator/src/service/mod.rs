@@ -125,6 +125,12 @@ pub struct NewTournament {
     /// given for a game that reports none (so a team layout can be played
     /// before its game reports it, as the tests do).
     pub teams: Option<Vec<u32>>,
+    /// The wasm runtime (a fingerprint, `arena_wasm::fingerprint`) its
+    /// WebAssembly seats must be played with: `arena tournament create` and
+    /// `arena run` name their own unless the tournament file names one.
+    /// `None`: any worker that runs wasm. Dropped on creation when no
+    /// entrant is a WebAssembly bot (see [`crate::wasm`]).
+    pub wasm_runtime: Option<String>,
 }
 
 /// A lease with what a worker needs to play it.
@@ -329,6 +335,10 @@ impl Coordinator {
                 return Err(CoordinatorError::UnknownSubmission(hash.clone()));
             }
         }
+        let wasm_entrants = self.wasm_entrants(&new).await?;
+        if wasm_entrants.is_empty() {
+            new.wasm_runtime = None;
+        }
         let id = tournament_id(&new);
         let spec = TournamentSpec {
             id: id.clone(),
@@ -347,6 +357,8 @@ impl Coordinator {
             limits: new.limits,
             environment: new.environment,
             teams: new.teams.unwrap_or_default(),
+            wasm_entrants,
+            wasm_runtime: new.wasm_runtime,
         };
         match self.store.create_tournament(spec).await {
             Ok(()) => {}
@@ -361,6 +373,27 @@ impl Coordinator {
         }
         self.advance(&id).await?;
         Ok(id)
+    }
+
+    /// The entrants of `new` that are WebAssembly bots, read off their
+    /// archives ([`crate::wasm::is_wasm_archive`]); none in a game without
+    /// fuel, whose archives are not read at all.
+    async fn wasm_entrants(&self, new: &NewTournament) -> Result<Vec<EntrantId>> {
+        if new.limits.fuel.is_none() {
+            return Ok(Vec::new());
+        }
+        let mut wasm = Vec::new();
+        for (_, hash) in &new.entrants {
+            let archive = self
+                .store
+                .get_submission(hash)
+                .await?
+                .ok_or_else(|| CoordinatorError::UnknownSubmission(hash.clone()))?;
+            if crate::wasm::is_wasm_archive(&archive) {
+                wasm.push(hash.clone());
+            }
+        }
+        Ok(wasm)
     }
 
     async fn spec(&self, id: &str) -> Result<TournamentSpec> {

@@ -520,9 +520,9 @@ impl MemoryStore {
         if state.quarantined.contains(worker) {
             return Ok(LeaseGrant::Quarantined);
         }
-        let (cached, environment) = (info.cached.clone(), info.environment_id.clone());
+        let info = info.clone();
         Ok(
-            match state.lease(worker, lease_id, now_ms, ttl_ms, &cached, &environment)? {
+            match state.lease(worker, lease_id, now_ms, ttl_ms, &info)? {
                 Some(lease) => LeaseGrant::Granted(lease),
                 None => LeaseGrant::Empty,
             },
@@ -583,8 +583,8 @@ impl MemoryStore {
 }
 
 impl State {
-    /// Leases a queued match to `worker`, whose build cache and environment
-    /// the caller read, under `lease_id` until `now_ms + ttl_ms`; `None` if
+    /// Leases a queued match to `worker`, whose registration (build cache,
+    /// environment, wasm runtime) the caller read, under `lease_id` until `now_ms + ttl_ms`; `None` if
     /// nothing it may play is queued. Takes the oldest eligible match,
     /// except that among the first [`LEASE_PREFERENCE_WINDOW`] it prefers
     /// the first one whose entrants are all in `cached`, sparing the worker
@@ -595,26 +595,35 @@ impl State {
         lease_id: &str,
         now_ms: u64,
         ttl_ms: u64,
-        cached: &[EntrantId],
-        environment: &str,
+        info: &WorkerInfo,
     ) -> Result<Option<Lease>> {
+        let (cached, environment, wasm_runtime) = (
+            &info.cached,
+            info.environment_id.as_str(),
+            info.wasm_runtime.as_str(),
+        );
         let state = self;
         if state.lease_match.contains_key(lease_id) {
             return Err(StoreError::DuplicateLease(lease_id.to_owned()));
         }
         // Queue positions of the matches this worker may play: their
-        // tournament names no environment, or names the worker's.
+        // tournament names no environment, or names the worker's, and a
+        // match with a WebAssembly seat needs the tournament's wasm runtime.
         let eligible: Vec<usize> = state
             .queue
             .iter()
             .enumerate()
             .filter(|(_, id)| {
-                let needs = state
-                    .matches
-                    .get(*id)
-                    .and_then(|m| state.tournaments.get(&m.tournament))
-                    .and_then(|t| t.spec.environment.as_deref());
-                needs.is_none_or(|needs| needs == environment)
+                let Some(m) = state.matches.get(*id) else {
+                    return true;
+                };
+                let Some(spec) = state.tournaments.get(&m.tournament).map(|t| &t.spec) else {
+                    return true;
+                };
+                spec.environment
+                    .as_deref()
+                    .is_none_or(|needs| needs == environment)
+                    && spec.may_play(wasm_runtime, &m.pairing.seats)
             })
             .map(|(position, _)| position)
             .take(LEASE_PREFERENCE_WINDOW)

@@ -53,6 +53,35 @@ pub struct TournamentSpec {
     /// specs stored before team games existed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub teams: Vec<u32>,
+    /// The entrants that are WebAssembly bots (see [`crate::wasm`]); empty
+    /// when none is, and always in a game without fuel.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wasm_entrants: Vec<EntrantId>,
+    /// The wasm runtime (a fingerprint such as
+    /// `wasmtime-48.0.8-1a2b3c4d5e6f7a8b`) a match with a seat of
+    /// [`Self::wasm_entrants`] must be played with: only workers that
+    /// registered this runtime lease such a match. `None` with wasm
+    /// entrants: any worker that runs wasm at all. Always `None` without
+    /// wasm entrants.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wasm_runtime: Option<String>,
+}
+
+impl TournamentSpec {
+    /// Whether `worker_runtime` (as a worker registered it; empty: no wasm)
+    /// may play a match seating `seats`: always, unless a seat is a
+    /// WebAssembly bot; then only a worker with the tournament's runtime
+    /// (any runtime, if the tournament names none).
+    pub fn may_play(&self, worker_runtime: &str, seats: &[EntrantId]) -> bool {
+        if self.wasm_entrants.is_empty() || !seats.iter().any(|s| self.wasm_entrants.contains(s)) {
+            return true;
+        }
+        !worker_runtime.is_empty()
+            && self
+                .wasm_runtime
+                .as_deref()
+                .is_none_or(|needed| needed == worker_runtime)
+    }
 }
 
 /// A match handed to [`Store::schedule_round`](super::Store::schedule_round).
@@ -260,6 +289,11 @@ pub struct WorkerInfo {
     pub environment_id: String,
     /// Entrants it has already built, as of its last heartbeat.
     pub cached: Vec<EntrantId>,
+    /// The wasm runtime it plays WebAssembly seats with (a fingerprint);
+    /// empty when it runs no wasm, and for workers registered before
+    /// workers said.
+    #[serde(default)]
+    pub wasm_runtime: String,
 }
 
 /// The reason recorded on a match whose lease ran out.

@@ -23,6 +23,13 @@ pub const CANCELLED: &str = "arena:cancelled";
 /// HASH tournament id → the environment id its matches must be played in
 /// (absent: any worker).
 pub const TOURNAMENT_ENV: &str = "arena:tournament_env";
+/// HASH tournament id → the wasm runtime its matches with a WebAssembly
+/// seat must be played with (`""`: any runtime); only tournaments with a
+/// WebAssembly entrant have a field.
+pub const TOURNAMENT_WASM: &str = "arena:tournament_wasm";
+/// SET of the submissions that are WebAssembly bots (see
+/// [`crate::wasm`]), as tournaments with a WebAssembly entrant found them.
+pub const WASM_SUBMISSIONS: &str = "arena:wasm_submissions";
 /// LIST of queued match ids; the head is leased next.
 pub const QUEUE: &str = "arena:queue";
 /// ZSET of current lease ids scored by expiry (ms).
@@ -131,6 +138,8 @@ pub const PATTERNS: &[&str] = &[
     TOURNAMENTS,
     CANCELLED,
     TOURNAMENT_ENV,
+    TOURNAMENT_WASM,
+    WASM_SUBMISSIONS,
     QUEUE,
     LEASES,
     LEASE_MATCH,

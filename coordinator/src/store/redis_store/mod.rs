@@ -93,18 +93,23 @@ impl RedisStore {
             ..spec
         };
         let json = to_json(&stored, format!("tournament spec {}", stored.id))?;
-        let created: i64 = SCRIPTS
-            .create_tournament
+        let mut script = SCRIPTS.create_tournament.prepare_invoke();
+        script
             .key(keys::TOURNAMENTS)
             .key(keys::spec(&stored.id))
             .key(keys::CANCELLED)
             .key(keys::TOURNAMENT_ENV)
+            .key(keys::TOURNAMENT_WASM)
+            .key(keys::WASM_SUBMISSIONS)
             .arg(&stored.id)
             .arg(json)
             .arg(if created_cancelled { "1" } else { "0" })
             .arg(stored.environment.as_deref().unwrap_or(""))
-            .invoke_async(&mut self.conn())
-            .await?;
+            .arg(stored.wasm_runtime.as_deref().unwrap_or(""));
+        for entrant in &stored.wasm_entrants {
+            script.arg(entrant);
+        }
+        let created: i64 = script.invoke_async(&mut self.conn()).await?;
         if created == 1 {
             Ok(())
         } else {
@@ -210,6 +215,8 @@ impl RedisStore {
             .key(keys::WORKER_SEEN)
             .key(keys::QUARANTINED)
             .key(keys::WORKER_CACHED)
+            .key(keys::WASM_SUBMISSIONS)
+            .key(keys::TOURNAMENT_WASM)
             .arg(worker)
             .arg(lease_id)
             .arg(expires_at_ms)

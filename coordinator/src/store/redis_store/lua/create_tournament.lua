@@ -4,10 +4,14 @@
 -- KEYS[2]: arena:spec:{tournament}  STRING, the spec JSON
 -- KEYS[3]: arena:cancelled          SET of cancelled tournament ids
 -- KEYS[4]: arena:tournament_env     HASH tournament -> required environment id
+-- KEYS[5]: arena:tournament_wasm    HASH tournament -> required wasm runtime
+-- KEYS[6]: arena:wasm_submissions   SET of submissions that are wasm bots
 -- ARGV[1]: tournament id
 -- ARGV[2]: spec JSON
 -- ARGV[3]: "1" to create it already cancelled, "0" otherwise
 -- ARGV[4]: the environment id its matches need, "" for any
+-- ARGV[5]: the wasm runtime its wasm seats need, "" for any
+-- ARGV[6 ..]: its entrants that are wasm bots (none: no wasm requirement)
 -- Returns: 1 if created, 0 if the id was taken (nothing written).
 
 local id = ARGV[1]
@@ -25,5 +29,9 @@ if ARGV[3] == '1' then
 end
 if ARGV[4] ~= '' then
     redis.call('HSET', KEYS[4], id, ARGV[4])
+end
+if #ARGV >= 6 then
+    redis.call('HSET', KEYS[5], id, ARGV[5])
+    redis.call('SADD', KEYS[6], unpack(ARGV, 6))
 end
 return 1

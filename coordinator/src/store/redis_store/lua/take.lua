@@ -1,7 +1,7 @@
 -- Not a script of its own: the function that picks a queued match and
 -- leases it, prepended to `lease_worker.lua`, which checks the worker and
--- reads its cache and environment first. It uses that script's first twelve
--- KEYS:
+-- reads its cache, environment and wasm runtime first. It uses that
+-- script's first twelve KEYS and its last two:
 --
 -- KEYS[1]:  arena:queue             LIST of queued match ids
 -- KEYS[2]:  arena:match_seats       HASH match -> seats JSON array
@@ -15,9 +15,14 @@
 -- KEYS[10]: arena:match_round       HASH match -> round
 -- KEYS[11]: arena:match_pairing     HASH match -> pairing JSON
 -- KEYS[12]: arena:tournament_env    HASH tournament -> required environment id
+-- KEYS[17]: arena:wasm_submissions  SET of submissions that are wasm bots
+-- KEYS[18]: arena:tournament_wasm   HASH tournament -> required wasm runtime
 --
 -- Only matches the worker may play count: those of tournaments that name no
--- environment or name the worker's. Of those, the first, unless one of the
+-- environment or name the worker's, and of those, a match with a seat that
+-- is a wasm bot only if its tournament (one with a field in KEYS[18]) needs
+-- the worker's wasm runtime (`wasm`, '' for none), or any runtime (''), and
+-- the worker has one. Of those, the first, unless one of the
 -- first `window` has every entrant in `cached` (a set: entrant -> true), in
 -- which case the first such match. A baseline seat (`baseline:NAME`,
 -- model::BASELINE_PREFIX) needs no build and always counts as cached.
@@ -28,7 +33,25 @@
 -- The cost is bounded by the window, not the queue's length, as long as
 -- the queue's head holds matches this worker may play.
 
-local function take(worker, lease, expires, window, environment, cached, any_cached)
+-- Whether a worker with wasm runtime `wasm` may play match `id` of
+-- `tournament` as far as its wasm seats go.
+local function wasm_allows(id, tournament, wasm)
+    local needs = redis.call('HGET', KEYS[18], tournament)
+    if not needs or (wasm ~= '' and (needs == '' or needs == wasm)) then
+        return true
+    end
+    local seats = redis.call('HGET', KEYS[2], id)
+    if seats then
+        for _, entrant in ipairs(cjson.decode(seats)) do
+            if redis.call('SISMEMBER', KEYS[17], entrant) == 1 then
+                return false
+            end
+        end
+    end
+    return true
+end
+
+local function take(worker, lease, expires, window, environment, wasm, cached, any_cached)
     if redis.call('HEXISTS', KEYS[7], lease) == 1 then
         return redis.error_reply('ARENA_DUPLICATE_LEASE ' .. lease)
     end
@@ -48,8 +71,9 @@ local function take(worker, lease, expires, window, environment, cached, any_cac
     repeat
         local queued = redis.call('LRANGE', KEYS[1], start, start + page - 1)
         for _, id in ipairs(queued) do
-            local needs = redis.call('HGET', KEYS[12], redis.call('HGET', KEYS[9], id) or '')
-            if not needs or needs == environment then
+            local tournament = redis.call('HGET', KEYS[9], id) or ''
+            local needs = redis.call('HGET', KEYS[12], tournament)
+            if (not needs or needs == environment) and wasm_allows(id, tournament, wasm) then
                 head[#head + 1] = id
                 if #head == window then
                     break
