@@ -584,7 +584,13 @@ fn csv_has_a_header_forfeit_columns_and_escaped_names() {
     let mut m = win("m1", 0, "a", "b");
     m.seats[1].forfeit = Some(Forfeit::BuildFailed);
     m.seats[1].timeouts = 4;
+    // The runner's counts without a field of their own ride in the stats.
+    m.seats[1].stats.insert("illegal_replies".into(), 2);
+    m.seats[1].stats.insert("fuel_exhausted".into(), 3);
+    m.seats[1].stats.insert("fuel_p50".into(), 700);
     let s = compute(&people, &[m, draw("m2", 0, "c", "d")], &[]).expect("valid");
+    let b = s.rows.iter().find(|r| r.entrant == "b").expect("b");
+    assert_eq!((b.illegal, b.fuel_exhausted), (2, 3));
     let csv = s.to_csv();
     assert!(csv.contains("\"Smith, John\""));
     assert!(csv.contains("\"The \"\"Best\"\" Bot\""));
@@ -611,11 +617,15 @@ fn csv_has_a_header_forfeit_columns_and_escaped_names() {
             "byes",
             "timeouts",
             "malformed",
+            "illegal",
+            "fuel_exhausted",
             "forfeit_crash",
             "forfeit_exit",
             "forfeit_memory",
             "forfeit_faults",
             "forfeit_build_failed",
+            "forfeit_trap",
+            "forfeit_wall_backstop",
         ]
     );
     assert_eq!(records.len(), 5);
@@ -629,7 +639,8 @@ fn csv_has_a_header_forfeit_columns_and_escaped_names() {
     }
     let b = records.iter().find(|r| r[1] == "b").expect("row for b");
     assert_eq!(b[14], "4");
-    assert_eq!(&b[16..], ["0", "0", "0", "0", "1"]);
+    assert_eq!(&b[16..18], ["2", "3"]);
+    assert_eq!(&b[18..], ["0", "0", "0", "0", "1", "0", "0"]);
 }
 
 #[test]
@@ -720,7 +731,7 @@ fn table_aligns_columns_and_keeps_rows_on_one_line() {
         "SB",
         "Rating μ±σ",
         "W/D/L",
-        "Faults T/M/F",
+        "Faults T/M/I/D/F",
     ] {
         assert!(lines[0].contains(heading), "{heading}");
     }
@@ -752,7 +763,7 @@ fn table_aligns_columns_and_keeps_rows_on_one_line() {
     }
     let bob = lines.iter().find(|l| l.contains("Bob")).expect("bob");
     assert!(bob.contains("0/0/1"), "{bob}");
-    assert!(bob.trim_end().ends_with("3/0/1"), "{bob}");
+    assert!(bob.trim_end().ends_with("3/0/0/0/1"), "{bob}");
     assert!(lines[1].starts_with("1  "), "{table}");
 }
 

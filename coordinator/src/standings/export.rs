@@ -32,7 +32,7 @@ const fn forfeit_column(reason: Forfeit) -> usize {
     }
 }
 
-const CSV_HEADER: [&str; 16] = [
+const CSV_HEADER: [&str; 18] = [
     "rank",
     "entrant",
     "name",
@@ -49,6 +49,8 @@ const CSV_HEADER: [&str; 16] = [
     "byes",
     "timeouts",
     "malformed",
+    "illegal",
+    "fuel_exhausted",
 ];
 
 impl Standings {
@@ -92,6 +94,8 @@ impl Standings {
                 row.byes.to_string(),
                 row.timeouts.to_string(),
                 row.malformed.to_string(),
+                row.illegal.to_string(),
+                row.fuel_exhausted.to_string(),
             ];
             let forfeits = FORFEIT_COLUMNS
                 .iter()
@@ -102,7 +106,8 @@ impl Standings {
     }
 
     /// A table for a terminal: rank, name, points, Buchholz, SB, rating μ±σ,
-    /// W/D/L and faults (timeouts/malformed/forfeits), columns aligned.
+    /// W/D/L and faults (timeouts/malformed/illegal/dry, i.e. WebAssembly
+    /// turns out of fuel/forfeits), columns aligned.
     /// Control characters in names print as spaces so a row stays one line.
     pub fn to_table(&self) -> String {
         let header: [String; 8] = [
@@ -113,7 +118,7 @@ impl Standings {
             "SB",
             "Rating μ±σ",
             "W/D/L",
-            "Faults T/M/F",
+            "Faults T/M/I/D/F",
         ]
         .map(str::to_owned);
         let lines: Vec<[String; 8]> = self.rows.iter().map(table_line).collect();
@@ -161,7 +166,10 @@ fn table_line(row: &StandingRow) -> [String; 8] {
         format!("{:.2}", row.sonneborn_berger),
         format!("{:.2}±{:.2}", row.rating_mu, row.rating_sigma),
         format!("{}/{}/{}", row.wins, row.draws, row.losses),
-        format!("{}/{}/{}", row.timeouts, row.malformed, forfeits),
+        format!(
+            "{}/{}/{}/{}/{}",
+            row.timeouts, row.malformed, row.illegal, row.fuel_exhausted, forfeits
+        ),
     ]
 }
 

@@ -56,9 +56,11 @@
 //! # Counters
 //!
 //! `wins` counts sole first places, `draws` shared first places, and `losses`
-//! every other placement (for two seats: win, draw, loss). `timeouts` and
-//! `malformed` add up the seats' fault counters, and `forfeits` counts the
-//! matches the entrant left by each [`Forfeit`] reason.
+//! every other placement (for two seats: win, draw, loss). `timeouts`,
+//! `malformed`, `illegal` (replies the rules refused whole) and
+//! `fuel_exhausted` (WebAssembly turns that ran dry) add up the seats' fault
+//! counters, and `forfeits` counts the matches the entrant left by each
+//! [`Forfeit`] reason.
 //!
 //! # Baseline seats
 //!
@@ -157,6 +159,12 @@ pub struct StandingRow {
     pub timeouts: u64,
     /// Malformed replies, summed over all matches.
     pub malformed: u64,
+    /// Replies the game's rules refused as a whole, summed over all matches.
+    #[serde(default)]
+    pub illegal: u64,
+    /// WebAssembly turns that ran out of fuel, summed over all matches.
+    #[serde(default)]
+    pub fuel_exhausted: u64,
     /// Matches forfeited, by reason; reasons that never happened are absent.
     pub forfeits: BTreeMap<Forfeit, u32>,
 }
@@ -211,6 +219,8 @@ struct GameSeat {
     forfeit: Option<Forfeit>,
     timeouts: u32,
     malformed: u32,
+    illegal: u64,
+    fuel_exhausted: u64,
 }
 
 /// One validated match.
@@ -237,6 +247,8 @@ struct Tally {
     byes: u32,
     timeouts: u64,
     malformed: u64,
+    illegal: u64,
+    fuel_exhausted: u64,
     forfeits: BTreeMap<Forfeit, u32>,
 }
 
@@ -347,6 +359,8 @@ pub fn compute(
             }
             tally.timeouts += u64::from(seat.timeouts);
             tally.malformed += u64::from(seat.malformed);
+            tally.illegal = tally.illegal.saturating_add(seat.illegal);
+            tally.fuel_exhausted = tally.fuel_exhausted.saturating_add(seat.fuel_exhausted);
             if let Some(reason) = seat.forfeit {
                 *tally.forfeits.entry(reason).or_default() += 1;
             }
@@ -418,6 +432,8 @@ pub fn compute(
             byes: tally.byes,
             timeouts: tally.timeouts,
             malformed: tally.malformed,
+            illegal: tally.illegal,
+            fuel_exhausted: tally.fuel_exhausted,
             forfeits: tally.forfeits,
         });
     }
@@ -487,6 +503,8 @@ fn validate(record: &MatchRecord, index: &HashMap<&str, usize>) -> Result<Game, 
                 forfeit: seat.forfeit,
                 timeouts: seat.timeouts,
                 malformed: seat.malformed,
+                illegal: seat.illegal(),
+                fuel_exhausted: seat.fuel_exhausted(),
             })
         })
         .collect();
