@@ -25,4 +25,5 @@ mod redis_restart;
 mod round_robin;
 mod starter_rust;
 mod upload;
+mod wasm_tournaments;
 mod worker_killed;
