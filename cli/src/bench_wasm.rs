@@ -15,8 +15,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use arena_engine::registry::LimitOverrides;
-use arena_worker::{BotSpec, Launcher, RunnerConfig, SeatSpec, play_match};
 use arena_wasm::wasmtime::{Engine, Instance, Module, Store};
+use arena_worker::{BotSpec, Launcher, RunnerConfig, SeatSpec, play_match};
 
 use crate::cli::SandboxArgs;
 use crate::launch;
@@ -113,7 +113,8 @@ fn round_trips(
     let config = RunnerConfig::for_limits(&limits).with_wasm(Some(std::sync::Arc::clone(wasm)));
     let mut figures = Vec::new();
     for dir in [&module_dir, &process_dir] {
-        let seats: Vec<SeatSpec> = vec![BotSpec::from_dir(dir).into(), BotSpec::from_dir(dir).into()];
+        let seats: Vec<SeatSpec> =
+            vec![BotSpec::from_dir(dir).into(), BotSpec::from_dir(dir).into()];
         let mut p50s = Vec::new();
         let mut p99s = Vec::new();
         for m in 0..matches {

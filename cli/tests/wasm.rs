@@ -93,7 +93,10 @@ fn the_c_starter_built_for_wasm_plays_a_whole_game_without_faults() {
     assert_eq!(c["faults"]["fuel_exhausted"], 0, "{c}");
     assert_eq!(c["faults"]["illegal"], 0, "{c}");
     assert_eq!(c["moves"], 120);
-    assert!(c["stats"]["bank"].as_u64().unwrap() > 0, "it banks ore: {c}");
+    assert!(
+        c["stats"]["bank"].as_u64().unwrap() > 0,
+        "it banks ore: {c}"
+    );
     let fuel = &c["fuel"];
     assert_eq!(fuel["turns"], 120);
     assert!(fuel["p50"].as_u64().unwrap() > 10_000, "{fuel}");
@@ -122,10 +125,7 @@ fn just_under_the_allowance_banks_and_just_over_drains_the_bank() {
     let under = module_bot("counted", Some(612_500));
     // 650,000 rounds: 5,200,000 plus reading the frame.
     let over = module_bot("counted", Some(650_000));
-    let played = play(
-        &[under.path(), over.path()],
-        &["--rules", "max_turns=40"],
-    );
+    let played = play(&[under.path(), over.path()], &["--rules", "max_turns=40"]);
     let under = player(&played.result, 0);
     assert_eq!(under["faults"]["fuel_exhausted"], 0, "{under}");
     assert_eq!(under["moves"], 40);

@@ -174,10 +174,7 @@ mod tests {
         metrics.builds.with_label_values(&["ok"]).inc();
         metrics.move_latency.observe(0.001);
         metrics.fuel_used.observe(5e6);
-        metrics
-            .faults
-            .with_label_values(&["fuel_exhausted"])
-            .inc();
+        metrics.faults.with_label_values(&["fuel_exhausted"]).inc();
         let text = metrics.encode();
         for name in [
             "arena_bot_faults_total{kind=\"timeout\"} 1",

@@ -7,6 +7,8 @@ pub fn arena() -> Command {
 }
 
 /// Kills and reaps a child process on drop, so a failing test leaves nothing running.
+// Not every test binary that shares this module starts a long-lived child.
+#[allow(dead_code)]
 pub struct Reaped(pub Child);
 
 impl Drop for Reaped {
