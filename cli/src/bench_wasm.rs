@@ -44,7 +44,7 @@ const COMPUTE: &str = r#"(module
         (br $round)))
     (i32.add (local.get $acc) (local.get $x))))"#;
 
-/// Rounds per compute run: about a second of work unmetered.
+/// Rounds per compute run: a few tenths of a second unmetered.
 const COMPUTE_ROUNDS: i32 = 200_000_000;
 
 pub fn run(matches: u32, runs: u32, json: bool, args: &SandboxArgs) -> anyhow::Result<ExitCode> {
