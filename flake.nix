@@ -38,9 +38,10 @@
           sandbox-env = env;
 
           # Its store-paths file: every path of the closure, one per line,
-          # for `arena ... --store-paths`.
+          # for `arena ... --store-paths`. Arena's own closure is in it too:
+          # a WebAssembly seat runs `arena wasm-host` inside the sandbox.
           sandbox-env-paths = pkgs.runCommand "arena-sandbox-env-paths" { } ''
-            cp ${pkgs.closureInfo { rootPaths = [ env ]; }}/store-paths $out
+            cp ${pkgs.closureInfo { rootPaths = [ env arena ]; }}/store-paths $out
           '';
 
           # A worker image: `nix build .#worker-image && ./result | docker load`.
