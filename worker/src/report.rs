@@ -126,7 +126,7 @@ mod tests {
         let faults = serde_json::to_value(FaultCounts::default()).unwrap();
         assert_eq!(
             faults,
-            serde_json::json!({"timeout": 0, "malformed": 0, "illegal": 0})
+            serde_json::json!({"timeout": 0, "malformed": 0, "illegal": 0, "fuel_exhausted": 0})
         );
     }
 }
