@@ -568,10 +568,19 @@ impl Matcher {
         let b = self.inblossom[w];
         debug_assert!(self.label[w] == FREE && self.label[b] == FREE);
         self.touch(w);
+        // The leaves are listed once: a single tree records them (their
+        // duals move with the blossom's label), and S-leaves are scanned.
+        let leaves = if b >= self.nv && (t == S || self.single_tree) {
+            self.leaves(b)
+        } else {
+            vec![b]
+        };
         if b >= self.nv {
             self.touch(b);
-            for v in self.leaves(b) {
-                self.touch(v);
+            if self.single_tree {
+                for &v in &leaves {
+                    self.touch(v);
+                }
             }
             if t == T {
                 self.event(self.dualvar[b], EXPAND, b, NONE);
@@ -584,7 +593,6 @@ impl Matcher {
         self.bestedge[w] = NONE;
         self.bestedge[b] = NONE;
         if t == S {
-            let leaves = self.leaves(b);
             self.queue.extend(leaves);
         } else {
             let base = self.blossombase[b];
