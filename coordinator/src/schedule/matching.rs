@@ -39,6 +39,11 @@ const CRUMB: i8 = 4;
 /// Label of a recycled blossom number.
 const UNUSED: i8 = -1;
 
+/// Kinds of single-tree step candidates, in the order ties are taken.
+const S_FREE: u8 = 0;
+const S_S: u8 = 1;
+const EXPAND: u8 = 2;
+
 /// Why [`max_weight_matching`] refused its input.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MatchingError {
@@ -119,6 +124,18 @@ impl SparseSolution {
         Some((b, 2 * self.matcher.dualvar[b]))
     }
 
+    /// The blossoms holding `v`, from the top level down (empty for a vertex
+    /// at the top level).
+    pub fn chain(&self, v: usize) -> &[usize] {
+        &self.chains[v]
+    }
+
+    /// The dual of blossom `b` (an id from [`Self::chain`]), doubled like
+    /// the slacks.
+    pub fn blossom_dual(&self, b: usize) -> Weight {
+        2 * self.matcher.dualvar[b]
+    }
+
     /// Twice the exact slack of a pair `i`–`j` of weight `w`, counting every
     /// blossom that holds both ends.
     pub fn slack(&self, i: usize, j: usize, w: Weight) -> Weight {
@@ -127,18 +144,26 @@ impl SparseSolution {
 }
 
 /// Solves the graph on `0..vertices` with exactly these `edges` (maximum
-/// cardinality first, then weight), starting from a greedy matching of the
-/// heaviest edges instead of from nothing. The result is an optimum as the
-/// cold start's is (possibly another of equal weight); when many edges tie
-/// for heaviest (a large field's first round) it saves most stages.
+/// cardinality first, then weight), starting from a greedy dual solution and
+/// a greedy matching of its tight edges instead of from nothing (see
+/// [`Matcher::jump_start`]). When the graph has a perfect matching the result
+/// is a maximum-weight perfect matching, as the cold start's is (possibly
+/// another of equal weight), with duals that certify it; the jump start only
+/// saves most of the stages. When it has none, the graph is solved again from
+/// the cold start, whose uniform duals the maximum-cardinality argument needs.
 pub fn solve_sparse(
     vertices: usize,
     edges: &[(usize, usize, Weight)],
 ) -> Result<SparseSolution, MatchingError> {
     validate(vertices, edges)?;
     let mut matcher = Matcher::new(vertices, edges);
-    matcher.warm_start();
-    matcher.run(true);
+    matcher.jump_start();
+    matcher.run_single_tree();
+    if matcher.mate.contains(&NONE) {
+        matcher = Matcher::new(vertices, edges);
+        matcher.warm_start();
+        matcher.run(true);
+    }
     let chains = matcher.blossom_chains();
     Ok(SparseSolution { matcher, chains })
 }
@@ -233,6 +258,28 @@ struct Matcher {
     allowedge: Vec<u64>,
     /// S-vertices waiting to be scanned.
     queue: Vec<usize>,
+    /// Grow one alternating tree per stage (from one single vertex) rather
+    /// than one from every single vertex; see [`Self::run_single_tree`].
+    single_tree: bool,
+    /// Vertices and blossoms whose label or least-slack edge this stage set
+    /// (each once), so a single-tree stage costs what its tree touches.
+    touched: Vec<usize>,
+    /// The stage that last put each vertex or blossom in `touched`.
+    touched_in: Vec<u64>,
+    /// The labelled vertices and blossoms of a single-tree stage (each once):
+    /// the ones whose duals a step moves.
+    tree: Vec<usize>,
+    /// The stage that last put each vertex or blossom in `tree`.
+    tree_in: Vec<u64>,
+    /// A single-tree stage's candidate steps, each as the total step size
+    /// of the stage at which it happens (see [`Self::single_tree_delta`]).
+    events: std::collections::BinaryHeap<std::cmp::Reverse<(Weight, u8, usize, usize)>>,
+    /// The total of the stage's steps so far.
+    stepped: Weight,
+    stage_no: u64,
+    /// Vertices below this are matched (single-tree roots are taken in
+    /// vertex order).
+    next_root: usize,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -326,6 +373,15 @@ impl Matcher {
             dualvar,
             allowedge: vec![0; ne.div_ceil(64)],
             queue: Vec::new(),
+            single_tree: false,
+            touched: Vec::new(),
+            touched_in: vec![0; 2 * nv],
+            tree: Vec::new(),
+            tree_in: vec![0; 2 * nv],
+            events: std::collections::BinaryHeap::new(),
+            stepped: 0,
+            stage_no: 1,
+            next_root: 0,
         }
     }
 
@@ -344,6 +400,89 @@ impl Matcher {
             {
                 self.mate[u] = 2 * k + 1;
                 self.mate[v] = 2 * k;
+            }
+        }
+    }
+
+    /// A feasible dual solution and a matching of tight edges to start a
+    /// perfect-matching solve from, in three greedy passes:
+    ///
+    /// 1. every vertex's (doubled) dual is its heaviest incident weight,
+    ///    rounded up to the parity of the cold start's dual, which is
+    ///    feasible on every edge;
+    /// 2. in vertex order, each single vertex lowers its dual by its least
+    ///    slack (so one of its edges becomes tight) and is matched along its
+    ///    first tight edge to a single vertex, if any;
+    /// 3. each vertex still single tries an augmenting path of three tight
+    ///    edges (it, a matched neighbour, that neighbour's mate, a single
+    ///    vertex).
+    ///
+    /// Only single vertices' duals move and matched edges are tight, so the
+    /// state is one the algorithm accepts: duals feasible, matched edges
+    /// tight, no blossoms. Every dual keeps the parity of the cold start's
+    /// (a slack between two vertices is then even, and halving it in pass 2
+    /// is not needed), which is the integrality the dual steps rely on:
+    /// vertices labelled in a stage share the parity of the single vertices,
+    /// so the slack between two S-vertices stays even. Without uniform duals
+    /// the optimum is certified for *perfect* matchings only, which is why
+    /// [`solve_sparse`] falls back to a cold start when the result is not
+    /// perfect.
+    fn jump_start(&mut self) {
+        let nv = self.nv;
+        let parity = self.dualvar.first().map_or(0, |d| d & 1);
+        for v in 0..nv {
+            let edges = &self.adjacency[self.adj_start[v]..self.adj_start[v + 1]];
+            if let Some(heaviest) = edges.iter().map(|a| a.weight).max() {
+                self.dualvar[v] = heaviest + ((heaviest & 1) ^ parity);
+            }
+        }
+        for v in 0..nv {
+            if self.mate[v] != NONE {
+                continue;
+            }
+            let (lo, hi) = (self.adj_start[v], self.adj_start[v + 1]);
+            let Some(least) = self.adjacency[lo..hi]
+                .iter()
+                .map(|a| self.dualvar[v] + self.dualvar[a.w] - 2 * a.weight)
+                .min()
+            else {
+                continue;
+            };
+            debug_assert!(least >= 0 && least % 2 == 0);
+            self.dualvar[v] -= least;
+            let dual_v = self.dualvar[v];
+            if let Some(a) = self.adjacency[lo..hi]
+                .iter()
+                .find(|a| self.mate[a.w] == NONE && dual_v + self.dualvar[a.w] == 2 * a.weight)
+            {
+                let (p, w) = (a.p, a.w);
+                self.mate[v] = p;
+                self.mate[w] = p ^ 1;
+            }
+        }
+        for v in 0..nv {
+            if self.mate[v] != NONE {
+                continue;
+            }
+            let tight =
+                |m: &Self, x: usize, a: &Adjacent| m.dualvar[x] + m.dualvar[a.w] == 2 * a.weight;
+            'path: for i in self.adj_start[v]..self.adj_start[v + 1] {
+                let a = self.adjacency[i];
+                if !tight(self, v, &a) || self.mate[a.w] == NONE {
+                    continue;
+                }
+                let u = a.w;
+                let u2 = self.endpoint(self.mate[u]);
+                for j in self.adj_start[u2]..self.adj_start[u2 + 1] {
+                    let b = self.adjacency[j];
+                    if b.w != v && self.mate[b.w] == NONE && tight(self, u2, &b) {
+                        self.mate[v] = a.p;
+                        self.mate[u] = a.p ^ 1;
+                        self.mate[u2] = b.p;
+                        self.mate[b.w] = b.p ^ 1;
+                        break 'path;
+                    }
+                }
             }
         }
     }
@@ -399,9 +538,54 @@ impl Matcher {
 
     /// Labels the top-level blossom containing `w` with `t`, reached through
     /// remote endpoint `p`; a T-label passes an S-label on to the mate.
+    /// Records that vertex or blossom `x` was labelled this stage.
+    fn touch(&mut self, x: usize) {
+        self.touch_free(x);
+        if self.tree_in[x] != self.stage_no {
+            self.tree_in[x] = self.stage_no;
+            self.tree.push(x);
+        }
+    }
+
+    /// Records that free vertex `x` got a least-slack edge this stage.
+    fn touch_free(&mut self, x: usize) {
+        if self.touched_in[x] != self.stage_no {
+            self.touched_in[x] = self.stage_no;
+            self.touched.push(x);
+        }
+    }
+
+    /// Single-tree stages: remembers a step that the current duals make
+    /// `size` away (see [`Self::single_tree_delta`]).
+    fn event(&mut self, size: Weight, kind: u8, x: usize, k: usize) {
+        if self.single_tree {
+            let at = self.stepped + size;
+            self.events.push(std::cmp::Reverse((at, kind, x, k)));
+        }
+    }
+
     fn assign_label(&mut self, w: usize, t: i8, p: usize) {
         let b = self.inblossom[w];
         debug_assert!(self.label[w] == FREE && self.label[b] == FREE);
+        self.touch(w);
+        // The leaves are listed once: a single tree records them (their
+        // duals move with the blossom's label), and S-leaves are scanned.
+        let leaves = if b >= self.nv && (t == S || self.single_tree) {
+            self.leaves(b)
+        } else {
+            vec![b]
+        };
+        if b >= self.nv {
+            self.touch(b);
+            if self.single_tree {
+                for &v in &leaves {
+                    self.touch(v);
+                }
+            }
+            if t == T {
+                self.event(self.dualvar[b], EXPAND, b, NONE);
+            }
+        }
         self.label[w] = t;
         self.label[b] = t;
         self.labelend[w] = p;
@@ -409,7 +593,6 @@ impl Matcher {
         self.bestedge[w] = NONE;
         self.bestedge[b] = NONE;
         if t == S {
-            let leaves = self.leaves(b);
             self.queue.extend(leaves);
         } else {
             let base = self.blossombase[b];
@@ -491,6 +674,7 @@ impl Matcher {
         }
         debug_assert_eq!(self.label[bb], S);
         self.label[b] = S;
+        self.touch(b);
         self.labelend[b] = self.labelend[bb];
         self.dualvar[b] = 0;
         for v in self.leaves_of_children(&path) {
@@ -537,6 +721,9 @@ impl Matcher {
             }
         }
         self.bestedge[b] = best;
+        if best != NONE {
+            self.event(self.slack(best) / 2, S_S, b, best);
+        }
         self.blossombestedges[b] = Some(list);
         self.blossomchilds[b] = path;
         self.blossomendps[b] = endps;
@@ -569,7 +756,21 @@ impl Matcher {
             }
         }
         if !endstage && self.label[b] == T {
+            let leaves = if self.single_tree {
+                self.leaves(b)
+            } else {
+                Vec::new()
+            };
             self.relabel_expanded_t_blossom(b);
+            // Vertices of the blossom left free keep the least-slack edges
+            // they got inside it; their candidates were dropped while the
+            // blossom was T, so they come back now.
+            for v in leaves {
+                let k = self.bestedge[v];
+                if k != NONE && self.label[self.inblossom[v]] == FREE {
+                    self.event(self.slack(k), S_FREE, v, k);
+                }
+            }
         }
         self.label[b] = UNUSED;
         self.labelend[b] = NONE;
@@ -619,6 +820,11 @@ impl Matcher {
         let here = self.endpoint(p ^ 1);
         self.label[here] = T;
         self.label[bv] = T;
+        self.touch(here);
+        self.touch(bv);
+        if bv >= self.nv {
+            self.event(self.dualvar[bv], EXPAND, bv, NONE);
+        }
         self.labelend[here] = p;
         self.labelend[bv] = p;
         self.bestedge[bv] = NONE;
@@ -718,10 +924,41 @@ impl Matcher {
         }
     }
 
+    /// Solves for a perfect matching growing one alternating tree at a time
+    /// (Edmonds' original scheme): each stage roots a tree at the first
+    /// single vertex and grows it, moving only its own duals, until it
+    /// reaches another single vertex. From a good start (see
+    /// [`Self::jump_start`]) the trees stay small, and the stage's work is
+    /// kept to what it touches. Single vertices outside the tree keep their
+    /// duals, so the duals certify the result only when it is perfect; a
+    /// tree that cannot grow (no perfect matching) ends the solve early.
+    fn run_single_tree(&mut self) {
+        self.single_tree = true;
+        self.run(true);
+    }
+
     fn run(&mut self, max_cardinality: bool) {
         for _ in 0..self.nv {
             if !self.stage(max_cardinality) {
                 break;
+            }
+            if self.single_tree {
+                let blossoms: Vec<usize> = self
+                    .touched
+                    .iter()
+                    .copied()
+                    .filter(|&b| b >= self.nv)
+                    .collect();
+                for b in blossoms {
+                    if self.blossomparent[b] == NONE
+                        && self.blossombase[b] != NONE
+                        && self.label[b] == S
+                        && self.dualvar[b] == 0
+                    {
+                        self.expand_blossom(b, true);
+                    }
+                }
+                continue;
             }
             // Blossoms whose dual fell to zero are no longer needed.
             for b in self.nv..2 * self.nv {
@@ -740,16 +977,40 @@ impl Matcher {
     /// is found (returns true) or the optimum is reached (false).
     fn stage(&mut self, max_cardinality: bool) -> bool {
         let nv = self.nv;
-        self.label.fill(FREE);
-        self.bestedge.fill(NONE);
-        for b in nv..2 * nv {
-            self.blossombestedges[b] = None;
+        if self.single_tree {
+            for x in std::mem::take(&mut self.touched) {
+                self.label[x] = FREE;
+                self.bestedge[x] = NONE;
+                if x >= nv {
+                    self.blossombestedges[x] = None;
+                }
+            }
+            self.tree.clear();
+            self.events.clear();
+            self.stepped = 0;
+            self.stage_no += 1;
+        } else {
+            self.label.fill(FREE);
+            self.bestedge.fill(NONE);
+            for b in nv..2 * nv {
+                self.blossombestedges[b] = None;
+            }
         }
         self.allowedge.fill(0);
         self.queue.clear();
-        for v in 0..nv {
-            if self.mate[v] == NONE && self.label[self.inblossom[v]] == FREE {
-                self.assign_label(v, S, NONE);
+        if self.single_tree {
+            while self.next_root < nv && self.mate[self.next_root] != NONE {
+                self.next_root += 1;
+            }
+            if self.next_root == nv {
+                return false;
+            }
+            self.assign_label(self.next_root, S, NONE);
+        } else {
+            for v in 0..nv {
+                if self.mate[v] == NONE && self.label[self.inblossom[v]] == FREE {
+                    self.assign_label(v, S, NONE);
+                }
             }
         }
         loop {
@@ -799,7 +1060,15 @@ impl Matcher {
                 }
                 let bw = self.inblossom[w];
                 if self.allowed(k) {
-                    if self.label[bw] == FREE {
+                    if self.label[bw] == FREE && self.mate[self.blossombase[bw]] == NONE {
+                        // Only with a single tree: a single vertex (or a
+                        // blossom based at one) outside the tree. It becomes
+                        // a root, and the edge an augmenting path.
+                        debug_assert!(self.single_tree);
+                        self.assign_label(w, S, NONE);
+                        self.augment_matching(k);
+                        return true;
+                    } else if self.label[bw] == FREE {
                         // Free vertex: it becomes T, its mate S.
                         self.assign_label(w, T, p ^ 1);
                     } else if self.label[bw] == S {
@@ -815,18 +1084,22 @@ impl Matcher {
                         // outside it; remember how, for a later expansion.
                         debug_assert_eq!(self.label[bw], T);
                         self.label[w] = T;
+                        self.touch(w);
                         self.labelend[w] = p ^ 1;
                     }
                 } else if self.label[bw] == S {
                     let b = self.inblossom[v];
                     if self.bestedge[b] == NONE || kslack < self.best_slack(b) {
+                        self.event(kslack / 2, S_S, b, k);
                         self.bestedge[b] = k;
                         self.best_slack[b] = (k, self.epoch, kslack);
                     }
                 } else if self.label[w] == FREE
                     && (self.bestedge[w] == NONE || kslack < self.best_slack(w))
                 {
+                    self.touch_free(w);
                     self.bestedge[w] = k;
+                    self.event(kslack, S_FREE, w, k);
                     self.best_slack[w] = (k, self.epoch, kslack);
                 }
             }
@@ -850,6 +1123,9 @@ impl Matcher {
         if !max_cardinality {
             let d = self.dualvar[..nv].iter().copied().min().unwrap_or(0);
             consider(d, Delta::VertexDual, &mut best);
+        }
+        if self.single_tree {
+            return self.single_tree_delta();
         }
         for v in 0..nv {
             if self.label[self.inblossom[v]] == FREE && self.bestedge[v] != NONE {
@@ -895,6 +1171,84 @@ impl Matcher {
                 }
             }
         }
+        self.epoch += 1;
+        what
+    }
+
+    /// [`Self::compute_delta`] for a single tree: the same four cases, but
+    /// looking only at what the stage touched (the tree, its blossoms and
+    /// the free vertices next to it). With no step left the tree is stuck:
+    /// there is no perfect matching, and the duals are left as they are.
+    fn single_tree_delta(&mut self) -> Delta {
+        let nv = self.nv;
+        // Within a stage every S-free slack falls by the step, every
+        // half S-S slack and every T-blossom dual too, so each candidate is
+        // kept as the stage's total step at which it happens. A candidate
+        // is current if what it names still holds and its value is what the
+        // duals now give; every current one was pushed when it arose.
+        let (at, what) = loop {
+            let Some(&std::cmp::Reverse((at, kind, x, k))) = self.events.peek() else {
+                return Delta::VertexDual;
+            };
+            self.events.pop();
+            let left = at - self.stepped;
+            // What it names still holds, and how far away it now is. A
+            // free vertex inside a T-blossom (its least-slack edge kept for
+            // when the blossom is expanded) saw its slack stand still, so
+            // its candidate can come up early: it is then put back at its
+            // true distance. None comes up late: no slack falls faster.
+            let now = match kind {
+                S_FREE => (self.label[self.inblossom[x]] == FREE && self.bestedge[x] == k)
+                    .then(|| self.slack(k)),
+                S_S => (self.blossomparent[x] == NONE
+                    && (x < nv || self.blossombase[x] != NONE)
+                    && self.label[x] == S
+                    && self.bestedge[x] == k
+                    && self.label[self.inblossom[self.edges[k].u]] == S
+                    && self.label[self.inblossom[self.edges[k].v]] == S
+                    && self.inblossom[self.edges[k].u] != self.inblossom[self.edges[k].v])
+                    .then(|| self.slack(k) / 2),
+                _ => (self.blossombase[x] != NONE
+                    && self.blossomparent[x] == NONE
+                    && self.label[x] == T)
+                    .then(|| self.dualvar[x]),
+            };
+            let Some(now) = now else { continue };
+            debug_assert!(now >= left, "a step candidate came up late");
+            if now != left {
+                self.events
+                    .push(std::cmp::Reverse((self.stepped + now, kind, x, k)));
+                continue;
+            }
+            let what = match kind {
+                S_FREE => Delta::SFree(k),
+                S_S => Delta::SS(k),
+                _ => Delta::Expand(x),
+            };
+            // Put it back: a later look must still see it if the step does
+            // not use it up.
+            self.events.push(std::cmp::Reverse((at, kind, x, k)));
+            break (at, what);
+        };
+        let delta = at - self.stepped;
+        debug_assert!(delta >= 0);
+        for i in 0..self.tree.len() {
+            let x = self.tree[i];
+            if x < nv {
+                match self.label[self.inblossom[x]] {
+                    S => self.dualvar[x] -= delta,
+                    T => self.dualvar[x] += delta,
+                    _ => {}
+                }
+            } else if self.blossombase[x] != NONE && self.blossomparent[x] == NONE {
+                match self.label[x] {
+                    S => self.dualvar[x] += delta,
+                    T => self.dualvar[x] -= delta,
+                    _ => {}
+                }
+            }
+        }
+        self.stepped = at;
         self.epoch += 1;
         what
     }
@@ -1084,6 +1438,107 @@ mod tests {
                 }
             }
             check(nv, &edges, round % 2 == 0);
+        }
+    }
+
+    /// The jump-started sparse solve finds a matching as heavy as the cold
+    /// complete solve among maximum-cardinality matchings (perfect ones
+    /// where they exist, and then with duals that leave no negative slack).
+    #[test]
+    fn jump_started_solve_matches_cold_solve() {
+        let mut state = 0x0bad_5eed_u64;
+        let mut next = move |bound: u64| {
+            state = crate::schedule::splitmix64(state);
+            state % bound
+        };
+        for round in 0..3000 {
+            let nv = 2 + next(12) as usize;
+            let density = 1 + next(10);
+            let span = [3, 10, 1000, 1 << 40][round % 4];
+            let mut edges = Vec::new();
+            for a in 0..nv {
+                for b in a + 1..nv {
+                    if next(10) < density {
+                        let w = next(span) as Weight - (span as Weight) / 4;
+                        edges.push((a, b, w));
+                    }
+                }
+            }
+            let cold = max_weight_matching(nv, &edges, true).expect("valid");
+            let solution = solve_sparse(nv, &edges).expect("valid");
+            let warm = solution.mates();
+            let weight = |mate: &[Option<usize>]| -> (usize, Weight) {
+                let pairs = pairs(mate);
+                let w = pairs
+                    .iter()
+                    .map(|&(a, b)| {
+                        edges
+                            .iter()
+                            .find(|e| (e.0.min(e.1), e.0.max(e.1)) == (a, b))
+                            .expect("matched pairs are edges")
+                            .2
+                    })
+                    .sum();
+                (pairs.len(), w)
+            };
+            assert_eq!(weight(&warm), weight(&cold), "round {round}: {edges:?}");
+            if warm.iter().all(Option::is_some) {
+                for &(a, b, w) in &edges {
+                    assert!(solution.slack(a, b, w) >= 0, "round {round}: {a}-{b}");
+                }
+            }
+        }
+    }
+
+    /// Every way of starting and growing ends, when perfect, with duals
+    /// that leave no edge with negative slack (the certificate pricing
+    /// relies on).
+    #[test]
+    fn every_start_ends_with_feasible_duals() {
+        let mut state = 0x0bad_5eed_u64;
+        let mut next = move |bound: u64| {
+            state = crate::schedule::splitmix64(state);
+            state % bound
+        };
+        for round in 0..20000 {
+            let nv = 2 + next(14) as usize;
+            let density = 1 + next(10);
+            let span = [3, 10, 1000, 1 << 40][round % 4];
+            let mut edges = Vec::new();
+            for a in 0..nv {
+                for b in a + 1..nv {
+                    if next(10) < density {
+                        let w = next(span) as Weight - (span as Weight) / 4;
+                        edges.push((a, b, w));
+                    }
+                }
+            }
+            for variant in 0..3 {
+                let mut m = Matcher::new(nv, &edges);
+                match variant {
+                    0 => {
+                        m.jump_start();
+                        m.run(true);
+                    }
+                    1 => {
+                        m.warm_start();
+                        m.run_single_tree();
+                    }
+                    _ => {
+                        m.jump_start();
+                        m.run_single_tree();
+                    }
+                }
+                if m.mate.contains(&NONE) {
+                    continue;
+                }
+                let chains = m.blossom_chains();
+                for &(a, b, w) in &edges {
+                    if m.full_slack(&chains, a, b, w) < 0 {
+                        panic!("variant {variant} round {round} nv {nv} edges {edges:?}");
+                    }
+                }
+            }
         }
     }
 }

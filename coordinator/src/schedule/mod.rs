@@ -69,9 +69,14 @@
 //!    `repeats` counts who would get the same seat as in their previous game
 //!    (colour alternation, as in chess). Two entrants wanting the same seat
 //!    cost more than two wanting opposite seats.
-//! 5. **jitter** — a pseudo-random number in `0..1024` from the base seed,
-//!    the round and the two entrants' ids: a deterministic tie-break that
-//!    also keeps equal-score pairings from following the seeding order.
+//! 5. **tie-break** — each entrant draws a number from the base seed, the
+//!    round and its id; its *key* is its place when the field is sorted by
+//!    those draws (a shuffle of the field, `0..n`). A pair costs the
+//!    distance between its two keys, so among otherwise equal pairings the
+//!    matching pairs entrants that are near in the shuffle: deterministic,
+//!    and equal-score pairings do not follow the seeding order. (A cost of
+//!    one number per entrant rather than per pair is what lets the scalable
+//!    solve check a whole class of pairs by one sorted sweep.)
 //!
 //! With `P` edges in a perfect matching, each tier's multiplier exceeds
 //! everything the tiers below can add up to over a whole matching (`P` times
@@ -79,14 +84,15 @@
 //! matching); the cost `C = Σ tierᵢ·multᵢ` becomes the weight
 //! `max C + 1 - C`, and the matching is a maximum-weight *perfect* one, so
 //! it minimises the tiers lexicographically. Arithmetic is exact `i128`. The
-//! better seating decides who sits first (ties by a jitter bit); boards are
+//! better seating decides who sits first (ties by a pseudo-random bit from
+//! the seed and the two ids); boards are
 //! ordered by the higher-placed entrant.
 //!
 //! Speed: the complete graph has `n²/2` edges, so [`PairingGraph`] is
 //! implicit (an edge's cost is computed from its two vertices when asked)
 //! and the round is solved by `pricing`: the blossom algorithm on a sparse
 //! candidate graph, whose final duals are then checked against every pair
-//! of the complete graph, whole blocks of equal-cost pairs at a time, adding
+//! of the complete graph, a whole class of pairs per sorted sweep, adding
 //! violated pairs until none is left. The duals then prove the sparse
 //! optimum optimal for the complete graph; see `pricing`'s docs for the
 //! argument. [`swiss_round_complete_graph`] keeps the plain complete-graph
@@ -153,8 +159,8 @@ pub use round_robin::{
 };
 pub use sides::{round_robin_by_side, round_robin_round_count_by_side, swiss_round_by_side};
 pub use swiss::{
-    JITTER_RANGE, PairCost, PairingGraph, SCORE_UNIT, SwissStanding, seat_points, swiss_graph,
-    swiss_round, swiss_round_complete_graph, swiss_round_with_baseline, swiss_standings,
+    PairCost, PairingGraph, SCORE_UNIT, SwissStanding, seat_points, swiss_graph, swiss_round,
+    swiss_round_complete_graph, swiss_round_with_baseline, swiss_standings,
 };
 
 /// Why a schedule could not be made.

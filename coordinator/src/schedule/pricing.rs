@@ -22,17 +22,30 @@
 //! # Checking n² pairs in far less than n² steps
 //!
 //! An edge's cost is, tier by tier, rematches, bye rank (ghost edges only),
-//! score gap, seat cost and jitter. Apart from rematches and jitter it
-//! depends only on the two vertices' [`Traits`] (points, seat balance, last
-//! seat). Vertices with equal traits form a *class*; for classes `c`, `d`
-//! the *block weight* `W(c, d)` is the weight of an edge between them with no
-//! rematch and no jitter. Rematches and jitter only subtract, so every pair
-//! `(i, j)` of the block has `w_ij ≤ W(c, d)`, and (`z_B ≥ 0`) its slack is
-//! at least `y_i + y_j - W(c, d)`. Sorting each class by dual, a whole block
-//! is certified when its two smallest duals pass, and otherwise only the
-//! pairs whose dual sum falls short of `W(c, d)` are visited, walking both
-//! sorted lists and stopping at the first pair that passes. Those pairs get
-//! their exact weight (jitter, then rematches, then blossom duals).
+//! score gap, seat cost and tie-break. Apart from rematches and the
+//! tie-break it depends only on the two vertices' [`Traits`] (points, seat
+//! balance, last seat). Vertices with equal traits form a *class*; for
+//! classes `c`, `d` the *block weight* `W(c, d)` is the weight of an edge
+//! between them with no rematch and no tie-break. The tie-break of a pair is
+//! the distance `|k_i - k_j|` between the two vertices' tie-break keys
+//! (tier multiplier 1) and rematches only subtract, so every pair `(i, j)`
+//! of the block has `w_ij ≤ W(c, d) - |k_i - k_j|`, and (`z_B ≥ 0`) its
+//! (doubled) slack is at least `y_i + y_j - 2W(c, d) + 2|k_i - k_j|`, less
+//! the duals of the blossoms holding both ends. That bound is
+//! one-dimensional in the keys: with a class's members sorted by key, the
+//! least of `y_j + 2|k - k_j|` over the members below `k` is
+//! `2k + min (y_j - 2k_j)` over a prefix, and above `k` it is
+//! `-2k + min (y_j + 2k_j)` over a suffix. So a sweep over the two key-sorted
+//! lists with prefix and suffix minima checks a vertex against a whole class
+//! in constant time, and only the pairs that fail the bound are visited,
+//! walking outwards from the vertex's key while the prefix (or suffix)
+//! minimum still fails. Those pairs get their exact slack: tie-break,
+//! rematches, and every shared blossom's dual ([`SharedDuals`], a lowest
+//! common ancestor in the blossom forest).
+//!
+//! Classes are split into groups by the large top-level blossom their
+//! members sit in: a pair inside one blossom has its dual as extra slack, so
+//! the bound of a pair of groups in the same blossom is that much lower.
 //!
 //! Ghost edges are all candidates (there are at most `n`), so they need no
 //! check.
@@ -43,23 +56,23 @@
 //! duals already pass the bounds. Every vertex gets its three neighbours on
 //! each side in score order (which alone admit a perfect matching whoever
 //! has the bye, and let floaters move between score groups), every ghost
-//! edge, and its [`KEEP`] heaviest edges among up to [`SCAN`] partners drawn
-//! from its best blocks (highest `W` first), skipping opponents it has met.
-//! In a large class the heaviest edges have jitter 0, the sparse optimum
-//! uses only such edges, every dual ends at its block weight, and each
-//! block is certified by its first comparison.
+//! edge, and, in each of its [`BLOCKS`] best blocks (highest `W` first), its
+//! [`NEAR`] nearest partners in key order on either side that it has not
+//! met: the optimal pairs of a block are between near keys.
 
 use std::collections::HashSet;
 
 use super::ScheduleError;
 use super::matching::{SparseSolution, Weight, max_weight_matching, solve_sparse};
-use super::splitmix64;
 use super::swiss::{PairingGraph, Traits};
 
-/// Heaviest scanned edges kept per vertex.
-const KEEP: usize = 4;
-/// Partners scanned per vertex for its heaviest edges.
-const SCAN: usize = 2048;
+/// Blocks (partner classes, best first) each vertex takes candidates from.
+const BLOCKS: usize = 4;
+/// Candidates taken on each side of a vertex's key in each such block: its
+/// nearest partners in tie-break key order that it has not met.
+const NEAR: usize = 2;
+/// Partners looked at on each side in a block while skipping met ones.
+const NEAR_SCAN: usize = 8;
 /// Neighbours on each side in score order that are always candidates.
 const NEIGHBOURS: usize = 3;
 /// Violated pairs each vertex may add per pricing round (adding all of them
@@ -70,19 +83,75 @@ const ROUNDS_BEFORE_DENSE: usize = 16;
 /// Top-level blossoms at least this large get groups of their own in
 /// [`certify`].
 const MIN_GROUPED_BLOSSOM: usize = 16;
+/// Levels of large blossoms (from the top) that split groups in [`certify`]:
+/// deeper ones would multiply the groups, and pairs inside them are checked
+/// exactly (cheaply, see [`SharedDuals`]) instead.
+const GROUP_DEPTH: usize = 1;
 /// Largest vertex count solved whole (about 4.5 million edges).
 const DENSE_LIMIT: usize = 3000;
 
-/// A group of [`certify`]: its class, its large top-level blossom (id and
-/// doubled dual) if any, and its members sorted by dual.
-type Group = (usize, Option<(usize, Weight)>, Vec<usize>);
+/// A group of [`certify`]: vertices of one class whose innermost large
+/// blossom is the same (or that are in none), with what the sweep over a pair of groups needs.
+struct Group {
+    class: usize,
+    /// The large blossoms (id and doubled dual) holding the members, from
+    /// the top level down.
+    blossoms: Vec<(usize, Weight)>,
+    /// Members in tie-break key order.
+    members: Vec<usize>,
+    /// Their keys and (doubled) duals.
+    keys: Vec<Weight>,
+    dual: Vec<Weight>,
+    /// `left_min[p]`: least `dual - 2·key` over members `..=p`.
+    left_min: Vec<Weight>,
+    /// `right_min[p]`: least `dual + 2·key` over members `p..`.
+    right_min: Vec<Weight>,
+    /// Least dual.
+    least: Weight,
+}
 
-/// Vertices with equal [`Traits`], in vertex order.
+impl Group {
+    fn new(class: usize, blossoms: Vec<(usize, Weight)>) -> Self {
+        Group {
+            class,
+            blossoms,
+            members: Vec::new(),
+            keys: Vec::new(),
+            dual: Vec::new(),
+            left_min: Vec::new(),
+            right_min: Vec::new(),
+            least: Weight::MAX,
+        }
+    }
+
+    fn finish(&mut self, dual: &[Weight], key: impl Fn(usize) -> Weight) {
+        self.keys = self.members.iter().map(|&v| key(v)).collect();
+        self.dual = self.members.iter().map(|&v| dual[v]).collect();
+        let mut lo = Weight::MAX;
+        self.left_min = (0..self.members.len())
+            .map(|p| {
+                lo = lo.min(self.dual[p] - 2 * self.keys[p]);
+                lo
+            })
+            .collect();
+        let mut lo = Weight::MAX;
+        self.right_min = vec![0; self.members.len()];
+        for p in (0..self.members.len()).rev() {
+            lo = lo.min(self.dual[p] + 2 * self.keys[p]);
+            self.right_min[p] = lo;
+        }
+        self.least = self.dual.iter().copied().min().unwrap_or(Weight::MAX);
+    }
+}
+
+/// Vertices with equal [`Traits`].
 struct Classes {
     /// Class of each real vertex.
     of: Vec<usize>,
-    /// Members of each class, ascending.
+    /// Members of each class, in tie-break key order.
     members: Vec<Vec<usize>>,
+    /// The keys of `members`, ascending.
+    keys: Vec<Vec<u64>>,
     /// Traits of each class.
     traits: Vec<Traits>,
 }
@@ -104,9 +173,18 @@ impl Classes {
             of.push(c);
             members[c].push(v);
         }
+        let key = |v: usize| graph.tie_key(v).unwrap_or(0);
+        for list in &mut members {
+            list.sort_unstable_by_key(|&v| key(v));
+        }
+        let keys = members
+            .iter()
+            .map(|list| list.iter().map(|&v| key(v)).collect())
+            .collect();
         Classes {
             of,
             members,
+            keys,
             traits,
         }
     }
@@ -171,7 +249,7 @@ pub(super) fn perfect_matching(graph: &PairingGraph) -> Result<Vec<Option<usize>
 /// The starting candidate edges (see the module docs).
 fn candidates(graph: &PairingGraph, classes: &Classes) -> Vec<(usize, usize)> {
     let n = graph.real();
-    let mut out = Vec::with_capacity(n * (NEIGHBOURS + KEEP + 1));
+    let mut out = Vec::with_capacity(n * (NEIGHBOURS + 2 * NEAR * BLOCKS + 1));
     for a in 0..n {
         out.extend((a + 1..n).take(NEIGHBOURS).map(|b| (a, b)));
         if graph.ghost().is_some() && graph.cost(a, n).is_some() {
@@ -181,47 +259,38 @@ fn candidates(graph: &PairingGraph, classes: &Classes) -> Vec<(usize, usize)> {
     // Each class's blocks, heaviest first (ties by class, to stay
     // deterministic).
     let k = classes.len();
-    let mut best_blocks: Vec<Vec<(Weight, usize)>> = Vec::with_capacity(k);
+    let mut best_blocks: Vec<Vec<usize>> = Vec::with_capacity(k);
     for c in 0..k {
         let mut row: Vec<(Weight, usize)> = (0..k)
             .map(|d| (classes.block_weight(graph, c, d), d))
             .collect();
         row.sort_unstable_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
-        best_blocks.push(row);
+        best_blocks.push(row.into_iter().map(|(_, d)| d).collect());
     }
-    let mut kept: Vec<(Weight, usize)> = Vec::with_capacity(KEEP + 1);
     for a in 0..n {
-        kept.clear();
-        let mut scanned = 0;
-        'blocks: for &(block, d) in &best_blocks[classes.of[a]] {
-            let members = &classes.members[d];
-            let len = members.len();
-            // A different starting point per vertex, so that the scanned
-            // partners of a large class look random rather than all alike.
-            let start = usize::try_from(splitmix64(a as u64) % len as u64).unwrap_or(0);
-            for t in 0..len {
-                if scanned >= SCAN {
-                    break 'blocks;
-                }
-                let b = members[(start + t) % len];
-                if b == a {
-                    continue;
-                }
-                scanned += 1;
-                if graph.met_count(a, b) > 0 {
-                    continue;
-                }
-                let w = block - Weight::from(graph.jitter(a, b));
-                if kept.len() == KEEP && kept[KEEP - 1] >= (w, usize::MAX - b) {
-                    continue;
-                }
-                // Heaviest first; ties by the smaller vertex.
-                let at = kept.partition_point(|&x| x >= (w, usize::MAX - b));
-                kept.insert(at, (w, usize::MAX - b));
-                kept.truncate(KEEP);
+        let key = graph.tie_key(a).unwrap_or(0);
+        let mut blocks = 0;
+        for &d in &best_blocks[classes.of[a]] {
+            if blocks == BLOCKS {
+                break;
+            }
+            let (members, keys) = (&classes.members[d], &classes.keys[d]);
+            if members.len() < 2 && members.first() == Some(&a) {
+                continue;
+            }
+            blocks += 1;
+            let at = keys.partition_point(|&x| x < key);
+            // Below the key, then from it upwards (`a` itself is skipped).
+            let below = members[..at].iter().rev();
+            let above = members[at..].iter();
+            for side in [below.collect::<Vec<_>>(), above.collect::<Vec<_>>()] {
+                side.into_iter()
+                    .take(NEAR_SCAN)
+                    .filter(|&&b| b != a && graph.met_count(a, b) == 0)
+                    .take(NEAR)
+                    .for_each(|&b| out.push((a, b)));
             }
         }
-        out.extend(kept.iter().map(|&(_, b)| (a, usize::MAX - b)));
     }
     out
 }
@@ -237,35 +306,50 @@ fn certify(
 ) -> Vec<(usize, usize)> {
     let n = graph.real();
     let dual: Vec<Weight> = (0..n).map(|v| solution.dual(v)).collect();
-    // Groups: a class, split by the large blossom (if any) its members sit
-    // in at the top level, since a pair inside one blossom has that
-    // blossom's dual as extra slack. Small blossoms are not worth a group.
+    let key = |v: usize| Weight::from(graph.tie_key(v).unwrap_or(0));
+    // Groups: a class, split by the innermost large blossom its members
+    // sit in, since a pair inside one blossom has that blossom's dual (and
+    // its enclosing blossoms') as extra slack. Blossoms only get smaller
+    // inwards, so a vertex's large blossoms are a prefix of its chain.
+    // Small blossoms are not worth groups of their own.
     let mut blossom_size = std::collections::HashMap::new();
     for v in 0..n {
-        if let Some((b, _)) = solution.top_blossom(v) {
+        for &b in solution.chain(v) {
             *blossom_size.entry(b).or_insert(0usize) += 1;
         }
     }
-    let big = |v: usize| {
-        solution.top_blossom(v).filter(|(b, _)| {
-            blossom_size
-                .get(b)
-                .is_some_and(|&s| s >= MIN_GROUPED_BLOSSOM)
-        })
+    let large_prefix = |v: usize| {
+        let chain = solution.chain(v);
+        let len = chain
+            .iter()
+            .take(GROUP_DEPTH)
+            .take_while(|b| blossom_size[b] >= MIN_GROUPED_BLOSSOM)
+            .count();
+        &chain[..len]
     };
     let mut group_of = std::collections::HashMap::new();
     let mut groups: Vec<Group> = Vec::new();
-    for v in 0..n {
-        let key = (classes.of[v], big(v).map(|(b, _)| b));
-        let g = *group_of.entry(key).or_insert_with(|| {
-            groups.push((classes.of[v], big(v), Vec::new()));
-            groups.len() - 1
-        });
-        groups[g].2.push(v);
+    // Class members are in key order, so every group's are too.
+    for c in 0..classes.len() {
+        for &v in &classes.members[c] {
+            let prefix = large_prefix(v);
+            let g = *group_of
+                .entry((c, prefix.last().copied()))
+                .or_insert_with(|| {
+                    let blossoms = prefix
+                        .iter()
+                        .map(|&b| (b, solution.blossom_dual(b)))
+                        .collect();
+                    groups.push(Group::new(c, blossoms));
+                    groups.len() - 1
+                });
+            groups[g].members.push(v);
+        }
     }
     for g in &mut groups {
-        g.2.sort_unstable_by_key(|&v| (dual[v], v));
+        g.finish(&dual, key);
     }
+    let shared_duals = SharedDuals::new(solution, graph.vertices.len());
     let mut worst: Vec<Vec<(Weight, usize)>> = vec![Vec::new(); n];
     let mut note = |slack: Weight, i: usize, j: usize| {
         for (a, b) in [(i, j), (j, i)] {
@@ -273,67 +357,77 @@ fn certify(
             list.push((slack, b));
             if list.len() > 2 * PER_VERTEX {
                 list.sort_unstable();
+                list.dedup();
                 list.truncate(PER_VERTEX);
             }
-        }
-    };
-    // The exact check of one pair, given its block weight.
-    let check = |i: usize, j: usize, block: Weight, note: &mut dyn FnMut(Weight, usize, usize)| {
-        let sum = dual[i] + dual[j];
-        let w = block - Weight::from(graph.jitter(i, j));
-        if sum >= 2 * w {
-            return;
-        }
-        let w = w - Weight::from(graph.met_count(i, j)) * graph.rematch_multiplier();
-        if sum >= 2 * w {
-            return;
-        }
-        let slack = solution.slack(i, j, w);
-        if slack < 0 {
-            note(slack, i, j);
         }
     };
     let k = groups.len();
     for x in 0..k {
         for y in x..k {
-            let ((c, bc, sc), (d, bd, sd)) = (&groups[x], &groups[y]);
-            let (Some(&ci), Some(&di)) = (sc.first(), sd.first()) else {
+            let (gx, gy) = (&groups[x], &groups[y]);
+            let block = classes.block_weight(graph, gx.class, gy.class);
+            // Twice the block weight, less what shared blossoms add.
+            let shared: Weight = gx
+                .blossoms
+                .iter()
+                .zip(&gy.blossoms)
+                .take_while(|(a, b)| a.0 == b.0)
+                .map(|(a, _)| a.1)
+                .sum();
+            let bound = 2 * block - shared;
+            if gx.least + gy.least >= bound {
                 continue;
-            };
-            let block = classes.block_weight(graph, *c, *d);
-            // Twice the block weight, less what a shared blossom adds.
-            let bound = match (bc, bd) {
-                (Some((b1, z)), Some((b2, _))) if b1 == b2 => 2 * block - z,
-                _ => 2 * block,
-            };
-            if x == y {
-                // Pairs within one group: positions p < q.
-                for (p, &i) in sc.iter().enumerate() {
-                    let Some(&next) = sc.get(p + 1) else { break };
-                    if dual[i] + dual[next] >= bound {
-                        break;
-                    }
-                    for &j in &sc[p + 1..] {
-                        if dual[i] + dual[j] >= bound {
-                            break;
-                        }
-                        check(i, j, block, &mut note);
-                    }
-                }
-            } else {
-                if dual[ci] + dual[di] >= bound {
+            }
+            let mut at = 0;
+            for &i in &gx.members {
+                let ki = key(i);
+                // Twice the least the pair's weight is below the block's;
+                // a pair at key distance t weighs at most block - t.
+                let want = bound - dual[i];
+                if gy.least >= want {
                     continue;
                 }
-                for &i in sc {
-                    if dual[i] + dual[di] >= bound {
-                        break;
+                while at < gy.members.len() && gy.keys[at] < ki {
+                    at += 1;
+                }
+                let left_ok = at == 0 || gy.left_min[at - 1] + 2 * ki >= want;
+                let right_ok = at == gy.members.len() || gy.right_min[at] - 2 * ki >= want;
+                if left_ok && right_ok {
+                    continue;
+                }
+                let mut found = 0;
+                let mut check = |j: usize, found: &mut usize| {
+                    if j == i {
+                        return;
                     }
-                    for &j in sd {
-                        if dual[i] + dual[j] >= bound {
-                            break;
-                        }
-                        check(i, j, block, &mut note);
+                    let tie = Weight::from(graph.tie(i, j));
+                    let w = block
+                        - tie
+                        - Weight::from(graph.met_count(i, j)) * graph.rematch_multiplier();
+                    let slack = dual[i] + dual[j] - 2 * w + shared_duals.between(i, j);
+                    debug_assert_eq!(slack, solution.slack(i, j, w));
+                    if slack < 0 {
+                        note(slack, i, j);
+                        *found += 1;
                     }
+                };
+                // Below i's key: pair cost dual_j - 2 k_j + 2 k_i.
+                let mut p = at;
+                while p > 0 && found < PER_VERTEX && gy.left_min[p - 1] + 2 * ki < want {
+                    p -= 1;
+                    if gy.dual[p] - 2 * gy.keys[p] + 2 * ki < want {
+                        check(gy.members[p], &mut found);
+                    }
+                }
+                // From i's key up: dual_j + 2 k_j - 2 k_i.
+                let mut p = at;
+                while p < gy.members.len() && found < PER_VERTEX && gy.right_min[p] - 2 * ki < want
+                {
+                    if gy.dual[p] + 2 * gy.keys[p] - 2 * ki < want {
+                        check(gy.members[p], &mut found);
+                    }
+                    p += 1;
                 }
             }
         }
@@ -341,7 +435,98 @@ fn certify(
     let mut violated = Vec::new();
     for (i, mut list) in worst.into_iter().enumerate() {
         list.sort_unstable();
+        list.dedup();
         violated.extend(list.into_iter().take(PER_VERTEX).map(|(_, j)| (i, j)));
     }
     violated
+}
+
+/// The doubled dual of every blossom holding both ends of a pair, summed,
+/// in constant time per pair: the blossoms form a forest (vertices as
+/// leaves), the blossoms holding both `i` and `j` are their lowest common
+/// ancestor and its ancestors, and the lowest common ancestor comes from a
+/// range-minimum table over an Euler tour of the forest.
+struct SharedDuals {
+    /// Position of each vertex in the tour.
+    first: Vec<usize>,
+    /// `table[k][p]`: the shallowest of `tour[p..p + 2^k]`.
+    table: Vec<Vec<(u32, usize)>>,
+    /// For each blossom node: its doubled dual plus its ancestors'.
+    above: std::collections::HashMap<usize, Weight>,
+}
+
+impl SharedDuals {
+    fn new(solution: &SparseSolution, nv: usize) -> Self {
+        let mut children: std::collections::HashMap<usize, Vec<usize>> =
+            std::collections::HashMap::new();
+        let mut roots = Vec::new();
+        let mut above = std::collections::HashMap::new();
+        for v in 0..nv {
+            let chain = solution.chain(v);
+            match chain.first() {
+                None => roots.push(v),
+                Some(&top) => {
+                    if !above.contains_key(&top) {
+                        roots.push(top);
+                    }
+                    let mut sum = 0;
+                    for (t, &b) in chain.iter().enumerate() {
+                        sum += solution.blossom_dual(b);
+                        if above.insert(b, sum).is_none() && t > 0 {
+                            children.entry(chain[t - 1]).or_default().push(b);
+                        }
+                    }
+                    children.entry(chain[chain.len() - 1]).or_default().push(v);
+                }
+            }
+        }
+        // One virtual root above the forest's trees, so that two vertices of
+        // different trees meet there (where no blossom holds both).
+        children.insert(usize::MAX, roots);
+        let mut first = vec![0; nv];
+        let mut tour = Vec::new();
+        // Iterative depth-first walk: (node, depth, next child).
+        let mut stack = vec![(usize::MAX, 0u32, 0usize)];
+        while let Some(&mut (node, depth, ref mut next)) = stack.last_mut() {
+            if *next == 0 && node < nv {
+                first[node] = tour.len();
+            }
+            tour.push((depth, node));
+            let kids = children.get(&node).map_or(&[][..], Vec::as_slice);
+            if *next < kids.len() {
+                let child = kids[*next];
+                *next += 1;
+                stack.push((child, depth + 1, 0));
+            } else {
+                stack.pop();
+            }
+        }
+        let mut table = vec![tour.clone()];
+        let mut width = 1;
+        while 2 * width <= tour.len() {
+            let prev = &table[table.len() - 1];
+            let next: Vec<(u32, usize)> = (0..=tour.len() - 2 * width)
+                .map(|p| prev[p].min(prev[p + width]))
+                .collect();
+            table.push(next);
+            width *= 2;
+        }
+        SharedDuals {
+            first,
+            table,
+            above,
+        }
+    }
+
+    /// Twice the summed dual of the blossoms holding both `i` and `j`.
+    fn between(&self, i: usize, j: usize) -> Weight {
+        let (a, b) = (
+            self.first[i].min(self.first[j]),
+            self.first[i].max(self.first[j]),
+        );
+        let level = (usize::BITS - 1 - (b - a + 1).leading_zeros()) as usize;
+        let lowest = self.table[level][a].min(self.table[level][b + 1 - (1 << level)]);
+        // A vertex (i = j) or the virtual root is no blossom.
+        self.above.get(&lowest.1).copied().unwrap_or(0)
+    }
 }

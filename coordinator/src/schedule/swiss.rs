@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::matching::{Weight, max_weight_matching};
 use super::{
-    JITTER_TAG, ScheduleError, fnv1a, mix_seed, pricing, splitmix64, swiss_seed, validate_field,
+    JITTER_TAG, ScheduleError, fnv1a, mix_seed, pricing, swiss_seed, validate_field,
     validate_filled_field,
 };
 use crate::model::{EntrantId, MatchRecord, Pairing, Round, baseline_id};
@@ -15,9 +15,6 @@ use crate::model::{EntrantId, MatchRecord, Pairing, Round, baseline_id};
 /// `2 · lcm(1..=16)`, so every score of a game with up to 17 seats —
 /// `(2·(N-1-better) - (tied-1)) / (2·(N-1))` — is exact.
 pub const SCORE_UNIT: i64 = 1_441_440;
-
-/// Jitter (the last-resort tie-break) lies in `0..JITTER_RANGE`.
-pub const JITTER_RANGE: u64 = 1024;
 
 /// Each seat's points for one finished game, in [`SCORE_UNIT`]s: with N
 /// seats, finishing `p` places from the top is worth `(N-1-p)/(N-1)`, and
@@ -270,8 +267,10 @@ pub struct PairCost {
     pub score_gap: u64,
     /// Seat-balance cost of the better seating.
     pub seat: u64,
-    /// Deterministic tie-break in `0..JITTER_RANGE`.
-    pub jitter: u64,
+    /// Deterministic tie-break: the distance between the two entrants'
+    /// tie-break keys (a shuffle of the field drawn from the seed and the
+    /// round); see [`PairingGraph::tie_key`].
+    pub tie: u64,
 }
 
 impl PairCost {
@@ -282,7 +281,7 @@ impl PairCost {
             bye_rank: self.bye_rank + o.bye_rank,
             score_gap: self.score_gap + o.score_gap,
             seat: self.seat + o.seat,
-            jitter: self.jitter + o.jitter,
+            tie: self.tie + o.tie,
         }
     }
 }
@@ -308,23 +307,22 @@ pub struct PairingGraph {
     index: HashMap<EntrantId, usize>,
     /// What each real vertex's edge costs depend on, besides whom it met.
     traits: Vec<Traits>,
-    /// FNV-1a of each real vertex's entrant id, for the jitter.
-    hashes: Vec<u64>,
+    /// Tie-break key of each real vertex: its place in a shuffle of the
+    /// field drawn from the seed and the round (`0..real`, all distinct).
+    keys: Vec<u64>,
     /// Opponents each real vertex has met, `(vertex, games)` sorted by vertex.
     met: Vec<Vec<(usize, u32)>>,
     /// The ghost edge's cost of each real vertex that is a bye candidate.
     ghost_cost: Vec<Option<PairCost>>,
     /// The field's smallest score step, in [`SCORE_UNIT`]s.
     step: u64,
-    /// `mix_seed` of the jitter's fixed parts, so an edge needs two mixes.
-    jitter_prefix: u64,
     multipliers: [Weight; 5],
     top: Weight,
 }
 
 /// The part of a vertex its edge costs depend on apart from the opponents
-/// it met and its id: two vertices with equal traits cost the same against
-/// any third up to rematches and jitter. `schedule::pricing` groups vertices
+/// it met and its tie-break key: two vertices with equal traits cost the
+/// same against any third up to rematches and the tie-break. `schedule::pricing` groups vertices
 /// into classes by it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(super) struct Traits {
@@ -349,7 +347,7 @@ impl PairingGraph {
         }
         Some(PairCost {
             rematches: self.met_count(a, b),
-            jitter: self.jitter(a, b),
+            tie: self.tie(a, b),
             ..self.class_cost(&self.traits[a], &self.traits[b])
         })
     }
@@ -418,8 +416,8 @@ impl PairingGraph {
     }
 
     /// The weight of an edge between vertices of traits `x` and `y` with no
-    /// rematch and no jitter: an upper bound on every such edge's weight,
-    /// and its exact weight less its jitter when the two never met.
+    /// rematch and no tie-break: an upper bound on every such edge's weight,
+    /// and its exact weight less its tie-break when the two never met.
     pub(super) fn class_weight(&self, x: &Traits, y: &Traits) -> Weight {
         self.top - self.flatten(self.class_cost(x, y))
     }
@@ -431,12 +429,20 @@ impl PairingGraph {
             .map_or(0, |k| list[k].1)
     }
 
-    /// The jitter of the edge between real vertices `a` and `b` (its weight
-    /// in the lowest tier, whose multiplier is 1).
-    pub(super) fn jitter(&self, a: usize, b: usize) -> u64 {
-        let (ha, hb) = (self.hashes[a], self.hashes[b]);
-        let h = splitmix64(splitmix64(self.jitter_prefix ^ ha.min(hb)) ^ ha.max(hb));
-        h % JITTER_RANGE
+    /// The tie-break key of real vertex `v`: the round's shuffle of the
+    /// field (drawn from the base seed, the round and the entrant ids) puts
+    /// `v` at place `tie_key(v)`. The lowest tier of an edge costs the
+    /// distance between its two keys, so among otherwise equal pairings the
+    /// matching pairs entrants that are close in the shuffle: a pairing that
+    /// does not follow the seeding order, fixed by the seed.
+    pub fn tie_key(&self, v: usize) -> Option<u64> {
+        self.keys.get(v).copied()
+    }
+
+    /// The tie-break of the edge between real vertices `a` and `b` (its
+    /// weight in the lowest tier, whose multiplier is 1).
+    pub(super) fn tie(&self, a: usize, b: usize) -> u64 {
+        self.keys[a].abs_diff(self.keys[b])
     }
 
     /// The weight one rematch takes off an edge.
@@ -459,7 +465,7 @@ impl PairingGraph {
             + Weight::from(c.bye_rank) * m_b
             + Weight::from(c.score_gap) * m_s
             + Weight::from(c.seat) * m_seat
-            + Weight::from(c.jitter) * m_j
+            + Weight::from(c.tie) * m_j
     }
 }
 
@@ -511,6 +517,28 @@ fn jitter(base_seed: u64, round: u32, a: &str, b: &str) -> u64 {
     )
 }
 
+/// The tie-break keys of the vertices (`order[v]` is vertex `v`'s field
+/// index): each entrant draws a number from the base seed, the round and its
+/// id, and its key is its place when the field is sorted by those draws
+/// (ties, which need a 64-bit collision, by field index).
+fn tie_keys(field: &Field, order: &[usize], round: u32, base_seed: u64) -> Vec<u64> {
+    let prefix = mix_seed(base_seed, &[JITTER_TAG, u64::from(round)]);
+    let draws: Vec<(u64, usize)> = order
+        .iter()
+        .map(|&i| {
+            let h = fnv1a(&field.standings[i].entrant);
+            (super::splitmix64(prefix ^ h), i)
+        })
+        .collect();
+    let mut by_draw: Vec<usize> = (0..order.len()).collect();
+    by_draw.sort_unstable_by_key(|&v| draws[v]);
+    let mut keys = vec![0; order.len()];
+    for (place, &v) in by_draw.iter().enumerate() {
+        keys[v] = place as u64;
+    }
+    keys
+}
+
 fn pairing_graph(field: &Field, round: u32, base_seed: u64) -> Result<PairingGraph, ScheduleError> {
     let order = score_order(field);
     let st = &field.standings;
@@ -558,7 +586,7 @@ fn pairing_graph(field: &Field, round: u32, base_seed: u64) -> Result<PairingGra
                 bye_rank: u32::try_from(rank).map_err(|_| ScheduleError::WeightOverflow)?,
                 score_gap: 0,
                 seat: 4 * b.pow(2),
-                jitter: 0,
+                tie: 0,
             });
         }
     }
@@ -571,7 +599,8 @@ fn pairing_graph(field: &Field, round: u32, base_seed: u64) -> Result<PairingGra
         t.dedup();
         t
     };
-    let max_jitter = Weight::from(JITTER_RANGE - 1);
+    let max_tie =
+        Weight::try_from(n.saturating_sub(1)).map_err(|_| ScheduleError::WeightOverflow)?;
     let mut max_seat = ghost_cost
         .iter()
         .flatten()
@@ -601,7 +630,7 @@ fn pairing_graph(field: &Field, round: u32, base_seed: u64) -> Result<PairingGra
     let above = |mult: Weight, max: Weight, count: Weight| -> Option<Weight> {
         mult.checked_mul(max.checked_mul(count)?.checked_add(1)?)
     };
-    let m_seat = above(m_j, max_jitter, pairs_in_matching).ok_or_else(overflow)?;
+    let m_seat = above(m_j, max_tie, pairs_in_matching).ok_or_else(overflow)?;
     let m_score = above(m_seat, max_seat, pairs_in_matching).ok_or_else(overflow)?;
     let m_bye = above(m_score, max_gap, pairs_in_matching).ok_or_else(overflow)?;
     let m_rematch = above(m_bye, max_bye, 1).ok_or_else(overflow)?;
@@ -619,12 +648,11 @@ fn pairing_graph(field: &Field, round: u32, base_seed: u64) -> Result<PairingGra
         vertices,
         field_index: order.clone(),
         index,
-        hashes: order.iter().map(|&i| fnv1a(&st[i].entrant)).collect(),
+        keys: tie_keys(field, &order, round, base_seed),
         traits,
         met,
         ghost_cost,
         step,
-        jitter_prefix: mix_seed(base_seed, &[JITTER_TAG, u64::from(round)]),
         real: n,
         multipliers: [m_rematch, m_bye, m_score, m_seat, m_j],
         top,
