@@ -274,3 +274,31 @@ fn the_guest_sees_fixed_clocks_seeded_entropy_and_no_files() {
     assert!(again.logs[0].contains(&format!("probe: entropy={entropy}")));
     assert_eq!(player(&first.result, 0)["forfeit"], Value::Null);
 }
+
+#[test]
+fn the_host_runs_from_an_arena_under_tmp_which_the_sandbox_replaces() {
+    // The sandbox mounts its own /tmp: the host must still be found.
+    let dir = tempfile::Builder::new().tempdir_in("/tmp").unwrap();
+    let copy = dir.path().join("arena");
+    let exe = Path::new(env!("CARGO_BIN_EXE_arena"));
+    if std::fs::hard_link(exe, &copy).is_err() {
+        std::fs::copy(exe, &copy).unwrap();
+    }
+    let idle = module_bot("idle", None);
+    let cache = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(&copy)
+        .args(["play", "--game", "grid-royale", "--json", "--seed", "3"])
+        .arg(idle.path())
+        .arg(python())
+        .args(["--rules", "max_turns=5", "--cache-dir"])
+        .arg(cache.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(player(&result, 0)["moves"], 5, "{result}");
+}

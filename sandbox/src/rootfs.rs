@@ -60,6 +60,8 @@ pub struct RootSpec {
     pub tmp_bytes: u64,
     /// Symlinks to make inside, as (link, target).
     pub links: Vec<(PathBuf, PathBuf)>,
+    /// Host files bound read-only inside, as (host path, path inside).
+    pub files: Vec<(PathBuf, PathBuf)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -143,6 +145,15 @@ impl Planner {
             }
             let at = planner.inside(link)?;
             planner.symlink(target, &at)?;
+        }
+
+        for (host, at) in &spec.files {
+            if let Some(parent) = at.parent() {
+                planner.mkdir_inside(parent)?;
+            }
+            let target = planner.inside(at)?;
+            planner.touch(&target)?;
+            planner.bind(host, &target, true)?;
         }
 
         planner.mkdir_inside(&spec.app_mount)?;
@@ -402,6 +413,10 @@ mod tests {
                 PathBuf::from("/bin/sh"),
                 PathBuf::from("/nix/store/x-sh/bin/sh"),
             )],
+            files: vec![(
+                PathBuf::from("/bin/true"),
+                PathBuf::from("/.arena/platform/true"),
+            )],
         };
         let root = Path::new("/run/root");
         let steps = describe(&plan(root, &spec).unwrap());
@@ -417,6 +432,19 @@ mod tests {
         assert!(text.contains("mount proc on /run/root/proc"));
         assert!(
             text.contains("symlink /run/root/bin/sh -> /nix/store/x-sh/bin/sh"),
+            "{text}"
+        );
+        // A platform program, at its own place inside.
+        assert!(
+            text.contains("touch /run/root/.arena/platform/true"),
+            "{text}"
+        );
+        assert!(
+            text.contains("mount /bin/true on /run/root/.arena/platform/true\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("mount  on /run/root/.arena/platform/true ro"),
             "{text}"
         );
         assert!(!text.contains("/sys"));
@@ -436,6 +464,7 @@ mod tests {
             app_writable: true,
             tmp_bytes: 1 << 20,
             links: Vec::new(),
+            files: Vec::new(),
         };
         let text = describe(&plan(Path::new("/r"), &spec).unwrap()).join("\n");
         assert!(text.contains(&format!("mount {} on /r/bot", host.path().display())));

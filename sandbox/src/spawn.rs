@@ -59,22 +59,23 @@ pub struct SandboxConfig {
     /// Host directory the child mounts its root on (never mounted on the host side).
     pub root_dir: PathBuf,
     /// Programs of the platform itself that run in the sandbox on a bot's
-    /// behalf (the WebAssembly host), bound read-only at the same path.
-    /// Unlike the environment they are not what bots build against, so
-    /// they are not part of its id.
+    /// behalf (the WebAssembly host), each bound read-only at
+    /// [`platform_path_inside`] (its own path may be under a directory the
+    /// sandbox replaces, such as `/tmp`). Unlike the environment they are
+    /// not what bots build against, so they are not part of its id.
     pub platform_paths: Vec<PathBuf>,
 }
 
-/// The environment's paths plus each platform path it does not already
-/// show (a path under a bound directory is visible as it is).
-fn with_platform_paths(env: &[PathBuf], platform: &[PathBuf]) -> Vec<PathBuf> {
-    let mut paths = env.to_vec();
-    for path in platform {
-        if !paths.iter().any(|bound| path.starts_with(bound)) {
-            paths.push(path.clone());
-        }
-    }
-    paths
+/// Where platform programs appear inside the sandbox.
+pub const PLATFORM_DIR: &str = "/.arena/platform";
+
+/// Where the platform program at host path `host` appears inside.
+pub fn platform_path_inside(host: &Path) -> PathBuf {
+    let name = host
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_else(|| "program".into());
+    Path::new(PLATFORM_DIR).join(name)
 }
 
 impl Default for SandboxConfig {
@@ -354,8 +355,14 @@ impl Policy {
     /// The runtime environment's part of every root, for [`rootfs`].
     fn root_spec(&self, app_dir: &Path, app_writable: bool) -> RootSpec {
         RootSpec {
-            env_paths: with_platform_paths(&self.config.env.paths, &self.config.platform_paths),
+            env_paths: self.config.env.paths.clone(),
             links: self.config.env.links.clone(),
+            files: self
+                .config
+                .platform_paths
+                .iter()
+                .map(|host| (host.clone(), platform_path_inside(host)))
+                .collect(),
             app_dir: app_dir.to_owned(),
             app_mount: PathBuf::from(APP_MOUNT),
             app_writable,

@@ -369,10 +369,19 @@ impl SandboxLauncher {
         let cores = self.cores.lease_or_share();
         let command = match program {
             None => self.command(&bot.dir, RUN_SCRIPT, uid.uid(), &cores),
-            Some((program, args)) => args.iter().fold(
-                self.environment(SandboxCommand::new(program, &bot.dir, uid.uid()), &cores),
-                |command, arg| command.arg(arg),
-            ),
+            Some((program, args)) => {
+                // A platform program is bound at a place of its own inside.
+                let platform = &self.sandbox.config().platform_paths;
+                let inside = if platform.iter().any(|p| p == program) {
+                    arena_sandbox::spawn::platform_path_inside(program)
+                } else {
+                    program.to_owned()
+                };
+                args.iter().fold(
+                    self.environment(SandboxCommand::new(inside, &bot.dir, uid.uid()), &cores),
+                    |command, arg| command.arg(arg),
+                )
+            }
         }
         .label(format!("seat{seat}"));
         let mut child = match self.sandbox.spawn(&command) {
