@@ -302,3 +302,31 @@ fn the_host_runs_from_an_arena_under_tmp_which_the_sandbox_replaces() {
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(player(&result, 0)["moves"], 5, "{result}");
 }
+
+#[test]
+fn the_example_grid_royale_swiss_of_wasm_and_process_bots_runs() {
+    let cache = tempfile::tempdir().unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/grid-royale.toml");
+    let out = arena()
+        .arg("run")
+        .arg(&example)
+        .arg("--cache-dir")
+        .arg(cache.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    for name in ["c-wasm", "python", "probe-wasm", "garbage"] {
+        assert!(table.contains(name), "{table}");
+    }
+    // The C starter, a WebAssembly bot, plays both rounds without a fault.
+    let c = table
+        .lines()
+        .find(|l| l.contains("c-wasm"))
+        .unwrap_or_default();
+    assert!(c.trim_end().ends_with("0/0/0/0/0"), "{table}");
+}
