@@ -27,7 +27,8 @@ pub fn run(runs: u32, matches: u32, json: bool, args: &SandboxArgs) -> anyhow::R
         !args.no_sandbox,
         "arena bench sandbox measures the sandbox; --no-sandbox leaves nothing to measure"
     );
-    let launcher = crate::launch::launcher(args, 2)?;
+    // As a worker spawns: with a leaf made ahead.
+    let launcher = crate::launch::worker_launcher(args, 2)?;
     let result = measure(runs, matches, launcher.as_launcher());
     launcher.finish();
     let figures = result?;

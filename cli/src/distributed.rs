@@ -144,7 +144,7 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
-    let launcher = launch::launcher(&args.sandbox, 2)?;
+    let launcher = launch::worker_launcher(&args.sandbox, 2)?;
     // Slots for the smallest matches; the daemon holds each match until its
     // bots have cores (`bot_cores`), whatever its seat count.
     let slots = launch::match_slots(&launcher, 2);

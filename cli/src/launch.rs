@@ -44,8 +44,23 @@ impl CommandLauncher {
     }
 }
 
-/// The launcher for a match of `seats` bots (or a build, with one seat).
+/// The launcher for a match of `seats` bots (or a build, with one seat),
+/// for a one-shot command.
 pub fn launcher(args: &SandboxArgs, seats: usize) -> anyhow::Result<CommandLauncher> {
+    make_launcher(args, seats, false)
+}
+
+/// The launcher of a long-lived worker: it keeps a cgroup leaf made ahead
+/// for its next bot (see `SandboxConfig::spare_leaf`).
+pub fn worker_launcher(args: &SandboxArgs, seats: usize) -> anyhow::Result<CommandLauncher> {
+    make_launcher(args, seats, true)
+}
+
+fn make_launcher(
+    args: &SandboxArgs,
+    seats: usize,
+    long_lived: bool,
+) -> anyhow::Result<CommandLauncher> {
     if args.no_sandbox {
         eprintln!("arena: --no-sandbox: bots run unconfined, as plain processes");
         return Ok(CommandLauncher::Plain(Arc::new(ProcessLauncher::default())));
@@ -64,6 +79,7 @@ pub fn launcher(args: &SandboxArgs, seats: usize) -> anyhow::Result<CommandLaunc
         cgroup_parent: args.cgroup_parent.clone(),
         // The wasm host is this very program, run in the seat's sandbox.
         platform_paths: vec![this_program()?],
+        spare_leaf: long_lived,
         ..SandboxConfig::default()
     };
     let sandbox = Sandbox::new(config).context(

@@ -6,10 +6,10 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
-use crate::cgroup::{CgroupError, CgroupLimits, CgroupManager, CgroupSetup, CpuQuota};
+use crate::cgroup::{CgroupError, CgroupLimits, CgroupManager, CgroupSetup, CpuQuota, LeafCgroup};
 use crate::child::{self, ChildSetup, Stage};
 use crate::env::RuntimeEnv;
 use crate::handle::Parts;
@@ -64,6 +64,11 @@ pub struct SandboxConfig {
     /// sandbox replaces, such as `/tmp`). Unlike the environment they are
     /// not what bots build against, so they are not part of its id.
     pub platform_paths: Vec<PathBuf>,
+    /// Keep one cgroup leaf made ahead, with the limits of the last spawn,
+    /// so the next spawn with the same limits skips making one (the
+    /// costliest step of a spawn on cgroup v1). For long-lived runners: the
+    /// spare is an empty leaf beside the bots' while the sandbox lives.
+    pub spare_leaf: bool,
 }
 
 /// Where platform programs appear inside the sandbox.
@@ -86,6 +91,7 @@ impl Default for SandboxConfig {
             cgroup_parent: "arena".to_owned(),
             root_dir: PathBuf::from("/run/arena-sandbox/root"),
             platform_paths: Vec::new(),
+            spare_leaf: false,
         }
     }
 }
@@ -239,6 +245,18 @@ struct Policy {
     runner_args: (usize, usize),
     /// Network namespaces made ahead of the spawns that join them.
     netns: NetnsPool,
+    /// The leaf made ahead (see [`SandboxConfig::spare_leaf`]).
+    spare: Mutex<Option<SpareLeaf>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A leaf made ahead for the next spawn, and the limits it was made with.
+struct SpareLeaf {
+    limits: CgroupLimits,
+    leaf: LeafCgroup,
 }
 
 /// Numbers cgroup leaves: leaf names carry this process's pid and start time,
@@ -292,6 +310,7 @@ impl Sandbox {
             cap_last_cap,
             runner_args,
             netns: NetnsPool::start(netns::POOL_SIZE),
+            spare: Mutex::new(None),
         });
         let (jobs, requests) = mpsc::channel::<SpawnJob>();
         let shared = Arc::clone(&policy);
@@ -300,8 +319,24 @@ impl Sandbox {
             .spawn(move || {
                 let template = shared.prepare_template();
                 for (command, reply) in requests {
+                    if command.cpus.is_empty() {
+                        let _ = reply.send(Err(SandboxError::NoCores));
+                        continue;
+                    }
+                    let limits = shared.leaf_limits(&command);
+                    let leaf = shared
+                        .take_spare()
+                        .filter(|s| s.limits == limits)
+                        .map(|s| Ok(s.leaf))
+                        .unwrap_or_else(|| shared.new_leaf(&command.label, &limits));
+                    let spawned = leaf.and_then(|leaf| shared.spawn_here(&command, leaf, template));
                     // The caller may have given up waiting; nothing to do then.
-                    let _ = reply.send(shared.spawn_here(&command, template));
+                    let _ = reply.send(spawned);
+                    // Made while the caller goes on with its child.
+                    if shared.config.spare_leaf {
+                        let made = shared.new_leaf("spare", &limits);
+                        *lock(&shared.spare) = made.ok().map(|leaf| SpareLeaf { limits, leaf });
+                    }
                 }
             })
             .map_err(SandboxError::SpawnerThread)?;
@@ -323,6 +358,8 @@ impl Sandbox {
     /// Removes this sandbox's parent cgroup if no leaf is left in it (see
     /// [`CgroupManager::remove_parent_if_empty`]): for one-shot runs and tests.
     pub fn remove_parent_if_empty(&self) -> Result<bool, SandboxError> {
+        // The leaf made ahead goes first: it is ours, and nothing will use it.
+        drop(self.policy.take_spare());
         Ok(self.policy.cgroups.remove_parent_if_empty()?)
     }
 
@@ -401,28 +438,41 @@ impl Policy {
         }
     }
 
-    /// Spawns on the calling thread (the spawner thread), on the shared
-    /// root when `template` says it is in place.
+    /// The leaf made ahead, if any, taken out of the policy.
+    fn take_spare(&self) -> Option<SpareLeaf> {
+        lock(&self.spare).take()
+    }
+
+    /// The cgroup limits of `command`'s leaf.
+    fn leaf_limits(&self, command: &SandboxCommand) -> CgroupLimits {
+        let limits = &self.config.limits;
+        CgroupLimits {
+            memory_bytes: limits.memory_bytes,
+            pids: limits.pids,
+            cpus: command.cpus.clone(),
+            cpu_quota: command.cpu_quota,
+        }
+    }
+
+    /// A fresh leaf named after `label`, with `limits`.
+    fn new_leaf(&self, label: &str, limits: &CgroupLimits) -> Result<LeafCgroup, SandboxError> {
+        let seq = NEXT_LEAF.fetch_add(1, Ordering::Relaxed);
+        let leaf_name = CgroupManager::owned_name(&format!("{seq}-{label}"));
+        Ok(self.cgroups.create(&leaf_name, limits)?)
+    }
+
+    /// Spawns on the calling thread (the spawner thread) into `leaf`, on
+    /// the shared root when `template` says it is in place.
     fn spawn_here(
         &self,
         command: &SandboxCommand,
+        leaf: LeafCgroup,
         template: bool,
     ) -> Result<SandboxedChild, SandboxError> {
         if command.cpus.is_empty() {
             return Err(SandboxError::NoCores);
         }
         let limits = &self.config.limits;
-        let seq = NEXT_LEAF.fetch_add(1, Ordering::Relaxed);
-        let leaf_name = CgroupManager::owned_name(&format!("{seq}-{}", command.label));
-        let leaf = self.cgroups.create(
-            &leaf_name,
-            &CgroupLimits {
-                memory_bytes: limits.memory_bytes,
-                pids: limits.pids,
-                cpus: command.cpus.clone(),
-                cpu_quota: command.cpu_quota,
-            },
-        )?;
         let procs = leaf.open_procs_files()?;
 
         let spec = self.root_spec(&command.app_dir, command.app_writable);
