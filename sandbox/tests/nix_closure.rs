@@ -379,6 +379,7 @@ fn a_nix_built_closure_is_the_whole_sandbox_environment() {
         },
         root_dir: scratch.path().join("root"),
         platform_paths: Vec::new(),
+        spare_leaf: false,
     };
     let search_path = config.env.search_path();
     let guard = ParentGuard(Sandbox::new(config).expect("Sandbox::new (needs root and cgroups)"));
