@@ -291,8 +291,15 @@ fn the_example_tournament_files_load() {
         let file = TournamentFile::load(&path).unwrap_or_else(|e| panic!("{path:?}: {e:#?}"));
         let entry = registry::find(&file.game).unwrap();
         assert!(entry.seats.contains(&file.seats), "{path:?}");
+        // A bot directory: a program (run.sh), a WebAssembly module
+        // (bot.wasm), or a build.sh that makes the module.
         for bot in &file.bots {
-            assert!(bot.path.join("run.sh").is_file(), "{path:?}: {bot:?}");
+            assert!(
+                ["run.sh", "bot.wasm", "build.sh"]
+                    .iter()
+                    .any(|f| bot.path.join(f).is_file()),
+                "{path:?}: {bot:?}"
+            );
         }
         seen += 1;
     }
