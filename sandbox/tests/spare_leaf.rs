@@ -31,9 +31,26 @@ fn leaves(parent: &str) -> Vec<PathBuf> {
     found
 }
 
+/// Removes the test's cgroup parent from every hierarchy, also when the
+/// test fails (the sandbox, dropped first, has removed its leaves).
+struct ParentGuard(String);
+
+impl Drop for ParentGuard {
+    fn drop(&mut self) {
+        let Ok(mounts) = std::fs::read_dir("/sys/fs/cgroup") else {
+            return;
+        };
+        for mount in mounts.flatten() {
+            let _ = std::fs::remove_dir(mount.path().join(&self.0));
+        }
+        let _ = std::fs::remove_dir(Path::new("/sys/fs/cgroup").join(&self.0));
+    }
+}
+
 #[test]
 fn the_next_spawn_takes_the_leaf_made_ahead_and_none_outlives_the_sandbox() {
     let parent = format!("arena-spare-test-{}", std::process::id());
+    let _guard = ParentGuard(parent.clone());
     let sandbox = Sandbox::new(SandboxConfig {
         cgroup_parent: parent.clone(),
         spare_leaf: true,
