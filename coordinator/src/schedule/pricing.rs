@@ -218,13 +218,21 @@ pub(super) fn perfect_matching(graph: &PairingGraph) -> Result<Vec<Option<usize>
         add(a, b, &mut edges);
     }
     let internal = |e: super::matching::MatchingError| ScheduleError::Internal(e.to_string());
+    let mut solution: Option<SparseSolution> = None;
     for round in 0.. {
         if round >= ROUNDS_BEFORE_DENSE && nv <= DENSE_LIMIT {
             let mate = max_weight_matching(nv, &graph.all_edges(), true).map_err(internal)?;
             return Ok(mate);
         }
-        let solution = solve_sparse(nv, &edges).map_err(internal)?;
-        let mate = solution.mates();
+        // Each round after the first starts from the last one's optimum
+        // (the candidates only grew); see `SparseSolution::resolve`.
+        let solved = match solution.take() {
+            None => solve_sparse(nv, &edges),
+            Some(last) => last.resolve(&edges),
+        }
+        .map_err(internal)?;
+        let current = solution.insert(solved);
+        let mate = current.mates();
         if mate.iter().any(Option::is_none) {
             // Cannot happen (score-order neighbours are candidates); be exact
             // anyway where the complete graph fits.
@@ -235,7 +243,7 @@ pub(super) fn perfect_matching(graph: &PairingGraph) -> Result<Vec<Option<usize>
                 "the candidate graph has no perfect matching".into(),
             ));
         }
-        let violated = certify(graph, &classes, &solution);
+        let violated = certify(graph, &classes, current);
         if violated.is_empty() {
             return Ok(mate);
         }
