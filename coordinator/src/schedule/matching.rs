@@ -125,7 +125,7 @@ impl SparseSolution {
     }
 
     /// The blossoms holding `v`, from the top level down (empty for a vertex
-    /// at the top level).
+    /// at the top level). Blossom ids lie in `vertices..2 * vertices`.
     pub fn chain(&self, v: usize) -> &[usize] {
         &self.chains[v]
     }
@@ -156,9 +156,37 @@ impl SparseSolution {
     ) -> Result<SparseSolution, MatchingError> {
         let mut matcher = self.matcher;
         let nv = matcher.nv;
-        validate(nv, edges)?;
         let old = matcher.edges.len();
-        debug_assert!(edges.len() >= old);
+        if edges.len() < old {
+            return solve_sparse(nv, edges);
+        }
+        // The solved edges passed already: check the new ones, and that
+        // none is parallel to a solved one.
+        validate(nv, &edges[old..]).map_err(|e| match e {
+            MatchingError::SelfLoop { edge, vertex } => MatchingError::SelfLoop {
+                edge: edge + old,
+                vertex,
+            },
+            MatchingError::VertexOutOfRange {
+                edge,
+                vertex,
+                vertices,
+            } => MatchingError::VertexOutOfRange {
+                edge: edge + old,
+                vertex,
+                vertices,
+            },
+            other => other,
+        })?;
+        for &(a, b, _) in &edges[old..] {
+            let at_a = &matcher.adjacency[matcher.adj_start[a]..matcher.adj_start[a + 1]];
+            if at_a.iter().any(|x| x.w == b) {
+                return Err(MatchingError::ParallelEdge {
+                    a: a.min(b),
+                    b: a.max(b),
+                });
+            }
+        }
         debug_assert!(
             edges[..old]
                 .iter()
@@ -166,7 +194,7 @@ impl SparseSolution {
                 .all(|(&(u, v, w), e)| (u, v, w) == (e.u, e.v, e.weight)),
             "the solved edges come first"
         );
-        if matcher.mate.contains(&NONE) || edges.len() < old {
+        if matcher.mate.contains(&NONE) {
             return solve_sparse(nv, edges);
         }
         matcher.add_edges(&edges[old..]);
