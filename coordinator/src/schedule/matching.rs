@@ -579,8 +579,17 @@ impl Matcher {
         self.allowedge = vec![0; self.edges.len().div_ceil(64)];
         self.bestedge.fill(NONE);
         self.blossombestedges.fill(None);
+        // How many violated new edges each vertex has: raising a vertex
+        // with many fixes them all for one freed pair.
+        let mut violated = vec![0u32; self.nv];
         for k in old..self.edges.len() {
-            self.raise_to_fit(k);
+            if self.edge_full_slack(k) < 0 {
+                violated[self.edges[k].u] += 1;
+                violated[self.edges[k].v] += 1;
+            }
+        }
+        for k in old..self.edges.len() {
+            self.raise_to_fit(k, &violated);
         }
         self.epoch += 1;
         self.next_root = 0;
@@ -622,7 +631,7 @@ impl Matcher {
     /// expanded, and the one of its children holding the end raised next.
     /// When both ends are in one top-level blossom, that blossom is raised
     /// by its whole dual and expanded until they are not.
-    fn raise_to_fit(&mut self, k: usize) {
+    fn raise_to_fit(&mut self, k: usize, violated: &[u32]) {
         let nv = self.nv;
         loop {
             let slack = self.edge_full_slack(k);
@@ -638,15 +647,18 @@ impl Matcher {
                 continue;
             }
             let need = -slack;
-            // A single vertex costs least to raise; otherwise the blossom
-            // with the larger dual, the likelier to cover the step.
-            let x = if bu < nv {
-                bu
-            } else if bv < nv || self.dualvar[bv] > self.dualvar[bu] {
-                bv
-            } else {
-                bu
+            // Raising costs a freed pair unless the side is single already,
+            // and a blossom whose dual falls short costs an expansion; among
+            // equals, the end with more violated new edges is raised (once
+            // for all of them).
+            let rank = |x: usize, end: usize| {
+                (
+                    self.mate[self.blossombase[x]] == NONE,
+                    x < nv || self.dualvar[x] >= need,
+                    violated[end],
+                )
             };
+            let x = if rank(bv, v) > rank(bu, u) { bv } else { bu };
             if x < nv || self.dualvar[x] >= need {
                 self.raise(x, need);
                 return;
