@@ -125,7 +125,7 @@ impl SparseSolution {
     }
 
     /// The blossoms holding `v`, from the top level down (empty for a vertex
-    /// at the top level).
+    /// at the top level). Blossom ids lie in `vertices..2 * vertices`.
     pub fn chain(&self, v: usize) -> &[usize] {
         &self.chains[v]
     }
@@ -140,6 +140,70 @@ impl SparseSolution {
     /// blossom that holds both ends.
     pub fn slack(&self, i: usize, j: usize, w: Weight) -> Weight {
         self.matcher.full_slack(&self.chains, i, j, w)
+    }
+
+    /// Solves again with more edges: `edges` is the list this solution was
+    /// solved with followed by new ones. The solve starts from this
+    /// solution's matching and duals (see [`Matcher::add_edges`]) rather
+    /// than from nothing, so it costs about as many stages as the new edges
+    /// free vertices. The result is what [`solve_sparse`] promises: a
+    /// maximum-weight perfect matching of `edges`, when one exists, with
+    /// duals that certify it (falling back to a cold solve of `edges` when
+    /// the warm one ends imperfect).
+    pub fn resolve(
+        self,
+        edges: &[(usize, usize, Weight)],
+    ) -> Result<SparseSolution, MatchingError> {
+        let mut matcher = self.matcher;
+        let nv = matcher.nv;
+        let old = matcher.edges.len();
+        if edges.len() < old {
+            return solve_sparse(nv, edges);
+        }
+        // The solved edges passed already: check the new ones, and that
+        // none is parallel to a solved one.
+        validate(nv, &edges[old..]).map_err(|e| match e {
+            MatchingError::SelfLoop { edge, vertex } => MatchingError::SelfLoop {
+                edge: edge + old,
+                vertex,
+            },
+            MatchingError::VertexOutOfRange {
+                edge,
+                vertex,
+                vertices,
+            } => MatchingError::VertexOutOfRange {
+                edge: edge + old,
+                vertex,
+                vertices,
+            },
+            other => other,
+        })?;
+        for &(a, b, _) in &edges[old..] {
+            let at_a = &matcher.adjacency[matcher.adj_start[a]..matcher.adj_start[a + 1]];
+            if at_a.iter().any(|x| x.w == b) {
+                return Err(MatchingError::ParallelEdge {
+                    a: a.min(b),
+                    b: a.max(b),
+                });
+            }
+        }
+        debug_assert!(
+            edges[..old]
+                .iter()
+                .zip(&matcher.edges)
+                .all(|(&(u, v, w), e)| (u, v, w) == (e.u, e.v, e.weight)),
+            "the solved edges come first"
+        );
+        if matcher.mate.contains(&NONE) {
+            return solve_sparse(nv, edges);
+        }
+        matcher.add_edges(&edges[old..]);
+        matcher.run_single_tree();
+        if matcher.mate.contains(&NONE) {
+            return solve_sparse(nv, edges);
+        }
+        let chains = matcher.blossom_chains();
+        Ok(SparseSolution { matcher, chains })
     }
 }
 
@@ -299,6 +363,42 @@ struct Adjacent {
     weight: Weight,
 }
 
+/// The edges at each vertex as [`Matcher`] keeps them: the ones at `v` are
+/// `adjacency[adj_start[v]..adj_start[v + 1]]`, in edge order.
+fn adjacency(nv: usize, edges: impl Iterator<Item = Edge> + Clone) -> (Vec<usize>, Vec<Adjacent>) {
+    let mut degree = vec![0usize; nv + 1];
+    for e in edges.clone() {
+        degree[e.u] += 1;
+        degree[e.v] += 1;
+    }
+    let mut adj_start = vec![0usize; nv + 1];
+    for v in 0..nv {
+        adj_start[v + 1] = adj_start[v] + degree[v];
+    }
+    let mut fill = adj_start.clone();
+    let blank = Adjacent {
+        p: NONE,
+        w: NONE,
+        weight: 0,
+    };
+    let mut adjacency = vec![blank; adj_start[nv]];
+    for (k, Edge { u: i, v: j, weight }) in edges.enumerate() {
+        adjacency[fill[i]] = Adjacent {
+            p: 2 * k + 1,
+            w: j,
+            weight,
+        };
+        fill[i] += 1;
+        adjacency[fill[j]] = Adjacent {
+            p: 2 * k,
+            w: i,
+            weight,
+        };
+        fill[j] += 1;
+    }
+    (adj_start, adjacency)
+}
+
 /// Which of the four dual-adjustment cases bounds the step.
 enum Delta {
     /// No vertex dual may fall further: optimum.
@@ -315,36 +415,10 @@ impl Matcher {
     fn new(nv: usize, edges: &[(usize, usize, Weight)]) -> Self {
         let ne = edges.len();
         let max_weight = edges.iter().map(|e| e.2).max().unwrap_or(0).max(0);
-        let mut degree = vec![0usize; nv + 1];
-        for &(i, j, _) in edges {
-            degree[i] += 1;
-            degree[j] += 1;
-        }
-        let mut adj_start = vec![0usize; nv + 1];
-        for v in 0..nv {
-            adj_start[v + 1] = adj_start[v] + degree[v];
-        }
-        let mut fill = adj_start.clone();
-        let blank = Adjacent {
-            p: NONE,
-            w: NONE,
-            weight: 0,
-        };
-        let mut adjacency = vec![blank; 2 * ne];
-        for (k, &(i, j, weight)) in edges.iter().enumerate() {
-            adjacency[fill[i]] = Adjacent {
-                p: 2 * k + 1,
-                w: j,
-                weight,
-            };
-            fill[i] += 1;
-            adjacency[fill[j]] = Adjacent {
-                p: 2 * k,
-                w: i,
-                weight,
-            };
-            fill[j] += 1;
-        }
+        let (adj_start, adjacency) = adjacency(
+            nv,
+            edges.iter().map(|&(u, v, weight)| Edge { u, v, weight }),
+        );
         let mut blossombase: Vec<usize> = (0..nv).collect();
         blossombase.extend(std::iter::repeat_n(NONE, nv));
         let mut dualvar = vec![max_weight; nv];
@@ -484,6 +558,138 @@ impl Matcher {
                     }
                 }
             }
+        }
+    }
+
+    /// Adds `edges` (after the current ones, so that endpoint numbers keep
+    /// their meaning) to a solved state, keeping its matching, blossoms and
+    /// duals, and restores what a stage needs: duals feasible on every edge,
+    /// matched edges and blossom edges tight, positive blossom duals only on
+    /// full blossoms. A new edge with negative slack is made tight by raising
+    /// the duals on one side (see [`Self::raise_to_fit`]); raising frees a
+    /// matched pair, and single-tree stages then rematch the freed vertices.
+    fn add_edges(&mut self, edges: &[(usize, usize, Weight)]) {
+        debug_assert!(self.label.iter().all(|&l| l == FREE || l == UNUSED));
+        let old = self.edges.len();
+        self.edges
+            .extend(edges.iter().map(|&(u, v, weight)| Edge { u, v, weight }));
+        let (adj_start, adjacency) = adjacency(self.nv, self.edges.iter().copied());
+        self.adj_start = adj_start;
+        self.adjacency = adjacency;
+        self.allowedge = vec![0; self.edges.len().div_ceil(64)];
+        self.bestedge.fill(NONE);
+        self.blossombestedges.fill(None);
+        // How many violated new edges each vertex has: raising a vertex
+        // with many fixes them all for one freed pair.
+        let mut violated = vec![0u32; self.nv];
+        for k in old..self.edges.len() {
+            if self.edge_full_slack(k) < 0 {
+                violated[self.edges[k].u] += 1;
+                violated[self.edges[k].v] += 1;
+            }
+        }
+        for k in old..self.edges.len() {
+            self.raise_to_fit(k, &violated);
+        }
+        self.epoch += 1;
+        self.next_root = 0;
+    }
+
+    /// Twice the slack of edge `k` counting every blossom holding both ends
+    /// (the true reduced cost, also for an edge inside a blossom).
+    fn edge_full_slack(&self, k: usize) -> Weight {
+        let Edge { u, v, weight } = self.edges[k];
+        let chain = |x: usize| {
+            let mut out = Vec::new();
+            let mut b = self.blossomparent[x];
+            while b != NONE {
+                out.push(b);
+                b = self.blossomparent[b];
+            }
+            out.reverse();
+            out
+        };
+        let (cu, cv) = (chain(u), chain(v));
+        let mut s = self.dualvar[u] + self.dualvar[v] - 2 * weight;
+        for (a, b) in cu.iter().zip(&cv) {
+            if a != b {
+                break;
+            }
+            s += 2 * self.dualvar[*a];
+        }
+        s
+    }
+
+    /// Makes edge `k` feasible (tight, if it was violated) without making any
+    /// other edge infeasible. A top-level blossom (or vertex) `X` holding one
+    /// end but not the other is *raised* by `d`: its vertices' duals go up by
+    /// `d` and its own dual down by `d`, which leaves every edge inside it as
+    /// it was and adds `d` to the slack of every edge leaving it, the
+    /// violated one included, and the one matched edge leaving it (at its
+    /// base), which is therefore unmatched. A blossom's dual stays
+    /// non-negative: if it falls short, it is raised by its whole dual,
+    /// expanded, and the one of its children holding the end raised next.
+    /// When both ends are in one top-level blossom, that blossom is raised
+    /// by its whole dual and expanded until they are not.
+    fn raise_to_fit(&mut self, k: usize, violated: &[u32]) {
+        let nv = self.nv;
+        loop {
+            let slack = self.edge_full_slack(k);
+            if slack >= 0 {
+                return;
+            }
+            let Edge { u, v, .. } = self.edges[k];
+            let (bu, bv) = (self.inblossom[u], self.inblossom[v]);
+            if bu == bv {
+                let z = self.dualvar[bu];
+                self.raise(bu, z);
+                self.expand_blossom(bu, true);
+                continue;
+            }
+            let need = -slack;
+            // Raising costs a freed pair unless the side is single already,
+            // and a blossom whose dual falls short costs an expansion; among
+            // equals, the end with more violated new edges is raised (once
+            // for all of them).
+            let rank = |x: usize, end: usize| {
+                (
+                    self.mate[self.blossombase[x]] == NONE,
+                    x < nv || self.dualvar[x] >= need,
+                    violated[end],
+                )
+            };
+            let x = if rank(bv, v) > rank(bu, u) { bv } else { bu };
+            if x < nv || self.dualvar[x] >= need {
+                self.raise(x, need);
+                return;
+            }
+            let z = self.dualvar[x];
+            self.raise(x, z);
+            self.expand_blossom(x, true);
+        }
+    }
+
+    /// Raises top-level blossom (or vertex) `x` by `d` (see
+    /// [`Self::raise_to_fit`]) and, if `d > 0`, unmatches its base.
+    fn raise(&mut self, x: usize, d: Weight) {
+        if d <= 0 {
+            return;
+        }
+        if x < self.nv {
+            self.dualvar[x] += d;
+        } else {
+            for v in self.leaves(x) {
+                self.dualvar[v] += d;
+            }
+            self.dualvar[x] -= d;
+            debug_assert!(self.dualvar[x] >= 0);
+        }
+        let base = self.blossombase[x];
+        let p = self.mate[base];
+        if p != NONE {
+            let other = self.endpoint(p);
+            self.mate[base] = NONE;
+            self.mate[other] = NONE;
         }
     }
 
@@ -1484,6 +1690,69 @@ mod tests {
             assert_eq!(weight(&warm), weight(&cold), "round {round}: {edges:?}");
             if warm.iter().all(Option::is_some) {
                 for &(a, b, w) in &edges {
+                    assert!(solution.slack(a, b, w) >= 0, "round {round}: {a}-{b}");
+                }
+            }
+        }
+    }
+
+    /// Solving a part of a graph and then the rest warm (in a few steps)
+    /// gives as heavy a perfect matching as a cold solve of the whole, with
+    /// duals feasible on every edge.
+    #[test]
+    fn warm_resolve_matches_cold_solve() {
+        let mut state = 0x5eed_cafe_u64;
+        let mut next = move |bound: u64| {
+            state = crate::schedule::splitmix64(state);
+            state % bound
+        };
+        for round in 0..6000 {
+            let nv = 2 * (1 + next(8) as usize);
+            let density = 3 + next(8);
+            let span = [3, 10, 1000, 1 << 40][round % 4];
+            let mut edges = Vec::new();
+            // A path through every vertex keeps a perfect matching in each
+            // part.
+            for a in 0..nv {
+                for b in a + 1..nv {
+                    if b == a + 1 || next(10) < density {
+                        let w = next(span) as Weight - (span as Weight) / 4;
+                        edges.push((a, b, w));
+                    }
+                }
+            }
+            // The path first, then the rest in a few random batches.
+            let (mut path, mut rest): (Vec<_>, Vec<_>) = edges.iter().partition(|e| e.1 == e.0 + 1);
+            for i in (1..rest.len()).rev() {
+                rest.swap(i, next(i as u64 + 1) as usize);
+            }
+            let weight = |mate: &[Option<usize>], edges: &[(usize, usize, Weight)]| {
+                let pairs = pairs(mate);
+                let w: Weight = pairs
+                    .iter()
+                    .map(|&(a, b)| {
+                        edges
+                            .iter()
+                            .find(|e| (e.0, e.1) == (a, b))
+                            .expect("matched pairs are edges")
+                            .2
+                    })
+                    .sum();
+                (pairs.len(), w)
+            };
+            let mut solution = solve_sparse(nv, &path).expect("valid");
+            let batches = 1 + next(4) as usize;
+            let size = rest.len().div_ceil(batches).max(1);
+            for batch in rest.chunks(size) {
+                path.extend_from_slice(batch);
+                solution = solution.resolve(&path).expect("valid");
+                let cold = max_weight_matching(nv, &path, true).expect("valid");
+                assert_eq!(
+                    weight(&solution.mates(), &path),
+                    weight(&cold, &path),
+                    "round {round}: {path:?}"
+                );
+                for &(a, b, w) in &path {
                     assert!(solution.slack(a, b, w) >= 0, "round {round}: {a}-{b}");
                 }
             }

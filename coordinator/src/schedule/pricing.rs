@@ -218,13 +218,21 @@ pub(super) fn perfect_matching(graph: &PairingGraph) -> Result<Vec<Option<usize>
         add(a, b, &mut edges);
     }
     let internal = |e: super::matching::MatchingError| ScheduleError::Internal(e.to_string());
+    let mut solution: Option<SparseSolution> = None;
     for round in 0.. {
         if round >= ROUNDS_BEFORE_DENSE && nv <= DENSE_LIMIT {
             let mate = max_weight_matching(nv, &graph.all_edges(), true).map_err(internal)?;
             return Ok(mate);
         }
-        let solution = solve_sparse(nv, &edges).map_err(internal)?;
-        let mate = solution.mates();
+        // Each round after the first starts from the last one's optimum
+        // (the candidates only grew); see `SparseSolution::resolve`.
+        let solved = match solution.take() {
+            None => solve_sparse(nv, &edges),
+            Some(last) => last.resolve(&edges),
+        }
+        .map_err(internal)?;
+        let current = solution.insert(solved);
+        let mate = current.mates();
         if mate.iter().any(Option::is_none) {
             // Cannot happen (score-order neighbours are candidates); be exact
             // anyway where the complete graph fits.
@@ -235,7 +243,7 @@ pub(super) fn perfect_matching(graph: &PairingGraph) -> Result<Vec<Option<usize>
                 "the candidate graph has no perfect matching".into(),
             ));
         }
-        let violated = certify(graph, &classes, &solution);
+        let violated = certify(graph, &classes, current);
         if violated.is_empty() {
             return Ok(mate);
         }
@@ -312,10 +320,10 @@ fn certify(
     // its enclosing blossoms') as extra slack. Blossoms only get smaller
     // inwards, so a vertex's large blossoms are a prefix of its chain.
     // Small blossoms are not worth groups of their own.
-    let mut blossom_size = std::collections::HashMap::new();
+    let mut blossom_size = vec![0usize; 2 * graph.vertices.len()];
     for v in 0..n {
         for &b in solution.chain(v) {
-            *blossom_size.entry(b).or_insert(0usize) += 1;
+            blossom_size[b] += 1;
         }
     }
     let large_prefix = |v: usize| {
@@ -323,7 +331,7 @@ fn certify(
         let len = chain
             .iter()
             .take(GROUP_DEPTH)
-            .take_while(|b| blossom_size[b] >= MIN_GROUPED_BLOSSOM)
+            .take_while(|&&b| blossom_size[b] >= MIN_GROUPED_BLOSSOM)
             .count();
         &chain[..len]
     };
@@ -451,48 +459,54 @@ struct SharedDuals {
     first: Vec<usize>,
     /// `table[k][p]`: the shallowest of `tour[p..p + 2^k]`.
     table: Vec<Vec<(u32, usize)>>,
-    /// For each blossom node: its doubled dual plus its ancestors'.
-    above: std::collections::HashMap<usize, Weight>,
+    /// For each node (vertices, then blossoms): for a blossom, its doubled
+    /// dual plus its ancestors'; zero for a vertex (no blossom). The
+    /// virtual root is the last.
+    above: Vec<Weight>,
 }
 
 impl SharedDuals {
     fn new(solution: &SparseSolution, nv: usize) -> Self {
-        let mut children: std::collections::HashMap<usize, Vec<usize>> =
-            std::collections::HashMap::new();
-        let mut roots = Vec::new();
-        let mut above = std::collections::HashMap::new();
+        // Nodes: vertices `0..nv`, blossoms `nv..2nv`, the virtual root.
+        let root = 2 * nv;
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); root + 1];
+        let mut above = vec![0; root + 1];
+        let mut seen = vec![false; root];
         for v in 0..nv {
             let chain = solution.chain(v);
             match chain.first() {
-                None => roots.push(v),
+                None => children[root].push(v),
                 Some(&top) => {
-                    if !above.contains_key(&top) {
-                        roots.push(top);
+                    if !seen[top] {
+                        children[root].push(top);
                     }
                     let mut sum = 0;
                     for (t, &b) in chain.iter().enumerate() {
                         sum += solution.blossom_dual(b);
-                        if above.insert(b, sum).is_none() && t > 0 {
-                            children.entry(chain[t - 1]).or_default().push(b);
+                        if !seen[b] {
+                            seen[b] = true;
+                            above[b] = sum;
+                            if t > 0 {
+                                children[chain[t - 1]].push(b);
+                            }
                         }
                     }
-                    children.entry(chain[chain.len() - 1]).or_default().push(v);
+                    children[chain[chain.len() - 1]].push(v);
                 }
             }
         }
         // One virtual root above the forest's trees, so that two vertices of
         // different trees meet there (where no blossom holds both).
-        children.insert(usize::MAX, roots);
         let mut first = vec![0; nv];
         let mut tour = Vec::new();
         // Iterative depth-first walk: (node, depth, next child).
-        let mut stack = vec![(usize::MAX, 0u32, 0usize)];
+        let mut stack = vec![(root, 0u32, 0usize)];
         while let Some(&mut (node, depth, ref mut next)) = stack.last_mut() {
             if *next == 0 && node < nv {
                 first[node] = tour.len();
             }
             tour.push((depth, node));
-            let kids = children.get(&node).map_or(&[][..], Vec::as_slice);
+            let kids = &children[node];
             if *next < kids.len() {
                 let child = kids[*next];
                 *next += 1;
@@ -527,6 +541,6 @@ impl SharedDuals {
         let level = (usize::BITS - 1 - (b - a + 1).leading_zeros()) as usize;
         let lowest = self.table[level][a].min(self.table[level][b + 1 - (1 << level)]);
         // A vertex (i = j) or the virtual root is no blossom.
-        self.above.get(&lowest.1).copied().unwrap_or(0)
+        self.above[lowest.1]
     }
 }
