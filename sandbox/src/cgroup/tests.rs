@@ -357,6 +357,20 @@ fn existing_leaf_is_an_error_and_left_alone() {
 }
 
 #[test]
+fn a_parent_removed_from_one_hierarchy_only_is_made_again_for_the_next_leaf() {
+    let tree = FakeTree::legacy();
+    let m = strict(CgroupSetup::Legacy, &tree);
+    // The last hierarchy's parent is gone: the leaf is already made in
+    // the others when its mkdir fails there.
+    let last = m.parent_paths().pop().unwrap();
+    super::control::remove_dir(&last, &fake::KERNEL, Instant::now()).unwrap();
+    let leaf = m.create("after", &limits()).unwrap();
+    for p in leaf.paths() {
+        assert!(p.is_dir(), "{}", p.display());
+    }
+}
+
+#[test]
 fn a_parent_another_runner_removed_is_made_again_for_the_next_leaf() {
     for (setup, tree) in [
         (CgroupSetup::Legacy, FakeTree::legacy()),

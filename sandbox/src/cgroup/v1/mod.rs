@@ -166,7 +166,18 @@ impl V1Manager {
         let mut made = self.create_dirs(&leaf, &mut created);
         if made.as_ref().is_err_and(parent_vanished) {
             // Another one-shot runner sharing the parent's name removed it
-            // when it emptied (`remove_parent_if_empty`): make it again.
+            // when it emptied (`remove_parent_if_empty`): make it again,
+            // and the leaf from the start (what this call made of it in
+            // other hierarchies goes first).
+            let deadline = Instant::now() + RMDIR_TIMEOUT;
+            for dir in created.drain(..).rev() {
+                control::remove_dir(&dir, &self.fake, deadline).map_err(|source| {
+                    CgroupError::CreateLeaf {
+                        path: dir.clone(),
+                        source,
+                    }
+                })?;
+            }
             self.prepare_parent()?;
             made = self.create_dirs(&leaf, &mut created);
         }
