@@ -1647,6 +1647,27 @@ mod tests {
         }
     }
 
+    /// Edges among `nv` vertices, each present with a drawn density, with
+    /// weights from a span that changes with `round`.
+    fn random_edges(
+        next: &mut impl FnMut(u64) -> u64,
+        nv: usize,
+        round: usize,
+    ) -> Vec<(usize, usize, Weight)> {
+        let density = 1 + next(10);
+        let span = [3, 10, 1000, 1 << 40][round % 4];
+        let mut edges = Vec::new();
+        for a in 0..nv {
+            for b in a + 1..nv {
+                if next(10) < density {
+                    let w = next(span) as Weight - (span as Weight) / 4;
+                    edges.push((a, b, w));
+                }
+            }
+        }
+        edges
+    }
+
     /// The jump-started sparse solve finds a matching as heavy as the cold
     /// complete solve among maximum-cardinality matchings (perfect ones
     /// where they exist, and then with duals that leave no negative slack).
@@ -1659,17 +1680,7 @@ mod tests {
         };
         for round in 0..3000 {
             let nv = 2 + next(12) as usize;
-            let density = 1 + next(10);
-            let span = [3, 10, 1000, 1 << 40][round % 4];
-            let mut edges = Vec::new();
-            for a in 0..nv {
-                for b in a + 1..nv {
-                    if next(10) < density {
-                        let w = next(span) as Weight - (span as Weight) / 4;
-                        edges.push((a, b, w));
-                    }
-                }
-            }
+            let edges = random_edges(&mut next, nv, round);
             let cold = max_weight_matching(nv, &edges, true).expect("valid");
             let solution = solve_sparse(nv, &edges).expect("valid");
             let warm = solution.mates();
@@ -1771,17 +1782,7 @@ mod tests {
         };
         for round in 0..20000 {
             let nv = 2 + next(14) as usize;
-            let density = 1 + next(10);
-            let span = [3, 10, 1000, 1 << 40][round % 4];
-            let mut edges = Vec::new();
-            for a in 0..nv {
-                for b in a + 1..nv {
-                    if next(10) < density {
-                        let w = next(span) as Weight - (span as Weight) / 4;
-                        edges.push((a, b, w));
-                    }
-                }
-            }
+            let edges = random_edges(&mut next, nv, round);
             for variant in 0..3 {
                 let mut m = Matcher::new(nv, &edges);
                 match variant {
