@@ -51,7 +51,13 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         build_limit: Duration::from_secs(args.build_timeout),
         ..RunnerConfig::for_limits(&limits)
     }
-    .with_wasm(Some(launch::wasm_support(&args.sandbox)?));
+    // Only a game with fuel runs WebAssembly seats: no engine otherwise.
+    .with_wasm(
+        limits
+            .fuel
+            .map(|_| launch::wasm_support(&args.sandbox))
+            .transpose()?,
+    );
     let processes = seats
         .iter()
         .filter(|s| matches!(s, SeatSpec::Bot(_)))
