@@ -65,6 +65,7 @@ fn write_text(out: &mut impl Write, game: &GameEntry) -> std::io::Result<()> {
             registry::RuntimeKind::Process => "process".to_owned(),
             registry::RuntimeKind::Baseline => "baseline".to_owned(),
             registry::RuntimeKind::Wasm => "wasm".to_owned(),
+            registry::RuntimeKind::Model => "model".to_owned(),
         })
         .collect();
     writeln!(out, "  runtimes  {}", list(runtimes))?;

@@ -256,6 +256,8 @@ fn leased_match(m: crate::service::LeasedMatch) -> Result<arena_proto::v1::Lease
         fuel_bank: fuel.map_or(0, |f| f.bank),
         init_fuel: fuel.map_or(0, |f| f.init),
         fuel_wall_ms: fuel.map_or(0, |f| f.wall_ms),
+        model_bytes: m.limits.model.map_or(0, |l| l.max_bytes),
+        model_macs: m.limits.model.map_or(0, |l| l.max_macs),
     })
 }
 

@@ -315,6 +315,8 @@ fn limits_as_keys<S: serde::Serializer>(limits: &Limits, out: S) -> Result<S::Ok
         fuel_bank: fuel.map(|f| f.bank),
         init_fuel: fuel.map(|f| f.init),
         wall_ms: fuel.map(|f| f.wall_ms),
+        model_bytes: limits.model.map(|m| m.max_bytes),
+        model_macs: limits.model.map(|m| m.max_macs),
     }
     .serialize(out)
 }

@@ -228,6 +228,7 @@ fn spec(id: &str) -> TournamentSpec {
             fault_limit: 3,
             reply_cap: 65_536,
             fuel: None,
+            model: None,
         },
         environment: None,
         teams: Vec::new(),

@@ -71,6 +71,10 @@ pub enum FaultKind {
     /// turn. It never spends the fault budget either: the guest is only
     /// suspended, and its computation goes on with the next turn's fuel.
     FuelExhausted,
+    /// A model-graph seat's turn failed: an adapter error, an evaluation
+    /// error, an output of the wrong shape, a NaN or a late answer. Strikes
+    /// spend the fault budget, so the game's fault limit is its strike limit.
+    Strike,
 }
 
 impl FaultKind {
@@ -80,6 +84,7 @@ impl FaultKind {
             FaultKind::Malformed => "malformed",
             FaultKind::Illegal => "illegal",
             FaultKind::FuelExhausted => "fuel_exhausted",
+            FaultKind::Strike => "strike",
         }
     }
 }
@@ -96,14 +101,18 @@ pub struct FaultCounts {
     /// Turns a WebAssembly seat ran dry; absent before fuel existed.
     #[serde(default)]
     pub fuel_exhausted: u32,
+    /// Failed turns of a model-graph seat; absent before models existed.
+    #[serde(default)]
+    pub strike: u32,
 }
 
 impl FaultCounts {
-    /// The faults that spend the fault budget: timeouts and malformed lines.
+    /// The faults that spend the fault budget: timeouts, malformed lines and
+    /// strikes.
     /// Illegal replies and dry turns are left out on purpose (see
     /// [`FaultKind::Illegal`] and [`FaultKind::FuelExhausted`]).
     pub fn total(&self) -> u32 {
-        self.timeout + self.malformed
+        self.timeout + self.malformed + self.strike
     }
 
     pub fn add(&mut self, kind: FaultKind) {
@@ -112,6 +121,7 @@ impl FaultCounts {
             FaultKind::Malformed => self.malformed += 1,
             FaultKind::Illegal => self.illegal += 1,
             FaultKind::FuelExhausted => self.fuel_exhausted += 1,
+            FaultKind::Strike => self.strike += 1,
         }
     }
 }

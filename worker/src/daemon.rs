@@ -254,6 +254,7 @@ pub async fn run(
                 .as_ref()
                 .map(|w| w.fingerprint().to_owned())
                 .unwrap_or_default(),
+            model_runtime: String::new(),
         })
         .await
         .map_err(|source| DaemonError::Rpc {
@@ -806,6 +807,7 @@ impl Job {
                 fuel_exhausted: p.faults.fuel_exhausted,
                 fuel_p50: p.fuel.map_or(0, |f| f.p50),
                 fuel_max: p.fuel.map_or(0, |f| f.max),
+                strike: p.faults.strike,
                 // Refused replies also travel with the game's counters, as
                 // before the wire had their field, for older coordinators.
                 stats: p
@@ -954,6 +956,10 @@ fn setup_match(leased: &LeasedMatch) -> Result<(Box<dyn Match>, RunnerConfig), S
             bank: or(leased.fuel_bank, d.bank),
             init: or(leased.init_fuel, d.init),
             wall_ms: or(leased.fuel_wall_ms, d.wall_ms),
+        }),
+        model: defaults.model.map(|d| arena_engine::registry::ModelLimits {
+            max_bytes: or(leased.model_bytes, d.max_bytes),
+            max_macs: or(leased.model_macs, d.max_macs),
         }),
     };
     Ok((game, RunnerConfig::for_limits(&limits)))

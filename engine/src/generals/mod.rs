@@ -39,6 +39,7 @@ pub const LIMITS: Limits = Limits {
     fault_limit: 50,
     reply_cap: 4096,
     fuel: None,
+    model: None,
 };
 
 /// The registry entry: two seats, the competition's limits, no options (the
@@ -53,6 +54,7 @@ pub static ENTRY: GameEntry = GameEntry {
     frames: FrameFormat::Text,
     runtimes: &[RuntimeKind::Process],
     baselines: &[],
+    model: None,
     new_match: |setup| {
         Generals::try_from_seed(setup.seed, Params::default())
             .map(Session::boxed)

@@ -214,6 +214,7 @@ pub static ENTRY: GameEntry = GameEntry {
     frames: FrameFormat::Text,
     runtimes: &[RuntimeKind::Process],
     baselines: &[],
+    model: None,
     new_match,
     open_replay,
 };

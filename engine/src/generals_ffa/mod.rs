@@ -89,10 +89,12 @@ pub static ENTRY: GameEntry = GameEntry {
         fault_limit: 10,
         reply_cap: 65_536,
         fuel: None,
+        model: None,
     },
     frames: FrameFormat::JsonLines,
     runtimes: &[RuntimeKind::Process, RuntimeKind::Baseline],
     baselines: &["sprawl", "crown"],
+    model: None,
     new_match: |setup| {
         GeneralsFfa::from_seed(setup.seed, params_of(setup.rules))
             .map(Session::boxed)

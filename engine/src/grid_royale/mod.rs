@@ -152,10 +152,12 @@ pub static ENTRY: GameEntry = GameEntry {
             init: 50_000_000,
             wall_ms: 2_000,
         }),
+        model: None,
     },
     frames: FrameFormat::JsonLines,
     runtimes: &[RuntimeKind::Process, RuntimeKind::Wasm],
     baselines: &[],
+    model: None,
     new_match: |setup| {
         params_of(setup.seats, setup.rules)
             .and_then(|params| GridRoyale::from_seed(setup.seed, params))

@@ -18,6 +18,21 @@ pub struct Limits {
     /// runs no WebAssembly bots.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuel: Option<FuelLimits>,
+    /// What a model graph may be, for a game with model-graph seats; `None`
+    /// for every other game. Their per-turn deadline is `move_ms` and their
+    /// strike limit `fault_limit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelLimits>,
+}
+
+/// The size and cost a model graph may have, checked when it is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ModelLimits {
+    /// The largest `model.onnx`, in bytes.
+    pub max_bytes: u64,
+    /// The most multiply-accumulates one turn's evaluation may cost, as the
+    /// model host estimates them for the largest board the game allows.
+    pub max_macs: u64,
 }
 
 /// What a WebAssembly seat may execute, in fuel (WebAssembly instructions,
@@ -85,6 +100,11 @@ pub struct LimitOverrides {
     pub init_fuel: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_ms: Option<u64>,
+    /// Model keys, for games with model-graph seats ([`ModelLimits`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_macs: Option<u64>,
 }
 
 /// An override that cannot be played under.
@@ -111,7 +131,37 @@ impl Limits {
                 init: overrides.init_fuel.unwrap_or(fuel.init),
                 wall_ms: overrides.wall_ms.unwrap_or(fuel.wall_ms),
             }),
+            model: self.model.map(|model| ModelLimits {
+                max_bytes: overrides.model_bytes.unwrap_or(model.max_bytes),
+                max_macs: overrides.model_macs.unwrap_or(model.max_macs),
+            }),
         };
+        if limits.model.is_none() {
+            for (key, set) in [
+                ("model_bytes", overrides.model_bytes.is_some()),
+                ("model_macs", overrides.model_macs.is_some()),
+            ] {
+                if set {
+                    return Err(LimitError {
+                        key,
+                        problem: "is for games with model-graph seats; this game has none",
+                    });
+                }
+            }
+        }
+        if let Some(model) = limits.model {
+            for (key, value) in [
+                ("model_bytes", model.max_bytes),
+                ("model_macs", model.max_macs),
+            ] {
+                if value == 0 {
+                    return Err(LimitError {
+                        key,
+                        problem: AT_LEAST_ONE,
+                    });
+                }
+            }
+        }
         if limits.fuel.is_none() {
             for (key, set) in [
                 ("fuel_per_turn", overrides.fuel_per_turn.is_some()),
@@ -174,6 +224,7 @@ mod tests {
         fault_limit: 50,
         reply_cap: 4096,
         fuel: None,
+        model: None,
     };
 
     const METERED: Limits = Limits {
@@ -217,6 +268,29 @@ mod tests {
         assert_eq!(fuel.bank_after(18_000_000, false, 100), 19_999_900);
         assert_eq!(fuel.bank_after(3, false, 9_000_000), 0);
         assert_eq!(fuel.refill(), 5_000_000);
+    }
+
+    #[test]
+    fn model_keys_override_a_model_game_and_are_refused_elsewhere() {
+        let with_models = Limits {
+            model: Some(ModelLimits {
+                max_bytes: 1 << 20,
+                max_macs: 1_000_000,
+            }),
+            ..BASE
+        };
+        let over = LimitOverrides {
+            model_macs: Some(5),
+            ..LimitOverrides::default()
+        };
+        let model = with_models.with(&over).unwrap().model.unwrap();
+        assert_eq!((model.max_bytes, model.max_macs), (1 << 20, 5));
+        assert_eq!(BASE.with(&over).unwrap_err().key, "model_macs");
+        let zero = LimitOverrides {
+            model_bytes: Some(0),
+            ..LimitOverrides::default()
+        };
+        assert_eq!(with_models.with(&zero).unwrap_err().key, "model_bytes");
     }
 
     #[test]

@@ -10,9 +10,11 @@
 //! and one line in [`games`].
 
 pub mod limits;
+pub mod model;
 pub mod rules;
 
-pub use limits::{FuelLimits, LimitOverrides, Limits};
+pub use limits::{FuelLimits, LimitOverrides, Limits, ModelLimits};
+pub use model::ModelInterface;
 pub use rules::{OptionKind, OptionSpec, RuleValue, Rules, RulesError};
 
 use crate::replay::{AnyReplay, ReplayError};
@@ -29,6 +31,11 @@ pub enum RuntimeKind {
     /// A WebAssembly module (`bot.wasm`) in the wasm host, metered by fuel;
     /// the game's limits then carry [`limits::FuelLimits`].
     Wasm,
+    /// A model graph (`model.onnx` with its `bot.toml`) evaluated by the
+    /// platform's model host; the game's [`GameEntry::model`] says how frames
+    /// become tensors and scores become a reply, and its limits carry
+    /// [`limits::ModelLimits`].
+    Model,
 }
 
 /// What frames and replies look like on the pipe.
@@ -93,6 +100,9 @@ pub struct GameEntry {
     pub runtimes: &'static [RuntimeKind],
     /// The in-engine baselines (`baseline:NAME`), when `runtimes` allows them.
     pub baselines: &'static [&'static str],
+    /// How model-graph seats see frames and answer them, for a game whose
+    /// `runtimes` include [`RuntimeKind::Model`].
+    pub model: Option<&'static ModelInterface>,
     /// A fresh match; `setup` has been checked against `seats` and `options`.
     pub new_match: NewMatch,
     /// A replay file of this game, ready to verify or dump.
