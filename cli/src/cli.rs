@@ -233,6 +233,10 @@ pub struct WorkerArgs {
     /// never given a match with a WebAssembly bot.
     #[arg(long)]
     pub no_wasm: bool,
+    /// Run no model-graph seats: the worker announces no model runtime and
+    /// is never given a match with a model-graph bot.
+    #[arg(long)]
+    pub no_models: bool,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
 }

@@ -181,6 +181,11 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
             } else {
                 Some(launch::wasm_support(&args.sandbox)?)
             },
+            models: if args.no_models {
+                None
+            } else {
+                Some(launch::model_support()?)
+            },
         };
         let metrics = WorkerMetrics::new()?;
         if let Some(address) = &args.metrics {

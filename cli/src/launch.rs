@@ -7,6 +7,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use arena_sandbox::cpus::CoreAllocator;
 use arena_sandbox::{Limits, RuntimeEnv, Sandbox, SandboxConfig};
+use arena_worker::seat::model::ModelSupport;
 use arena_worker::seat::wasm::WasmSupport;
 use arena_worker::{Launcher, ProcessLauncher, SandboxLauncher};
 
@@ -110,6 +111,11 @@ pub fn wasm_support(args: &SandboxArgs) -> anyhow::Result<Arc<WasmSupport>> {
     let support = WasmSupport::new(cache_dir(args).join(".wasm"), this_program()?)
         .map_err(|e| anyhow::anyhow!("cannot set up the WebAssembly engine: {e}"))?;
     Ok(Arc::new(support))
+}
+
+/// How model-graph seats are played: the host is this program.
+pub fn model_support() -> anyhow::Result<Arc<ModelSupport>> {
+    Ok(Arc::new(ModelSupport::new(this_program()?)))
 }
 
 /// Where builds are cached.

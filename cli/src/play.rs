@@ -59,7 +59,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             .fuel
             .map(|_| launch::wasm_support(&args.sandbox))
             .transpose()?,
-    );
+    )
+    // Only a game with model limits runs model-graph seats.
+    .with_models(limits.model.map(|_| launch::model_support()).transpose()?);
     let processes = seats
         .iter()
         .filter(|s| matches!(s, SeatSpec::Bot(_)))

@@ -282,6 +282,7 @@ async fn tournament(
 
     let launcher = launcher.shared();
     let wasm = launch::wasm_support(&args.sandbox)?;
+    let models = launch::model_support()?;
     let stop_workers = CancellationToken::new();
     let mut workers = Vec::new();
     for n in 0..args.workers.max(1) {
@@ -301,6 +302,7 @@ async fn tournament(
             // Loopback inside one process: nothing to protect.
             tls_ca: None,
             wasm: Some(Arc::clone(&wasm)),
+            models: Some(Arc::clone(&models)),
         };
         workers.push(tokio::spawn(daemon::run(
             options,

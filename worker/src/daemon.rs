@@ -77,6 +77,9 @@ pub struct WorkerOptions {
     /// How this worker plays WebAssembly seats; `None` when it cannot (it
     /// then announces no wasm runtime and is never given such a match).
     pub wasm: Option<std::sync::Arc<crate::seat::wasm::WasmSupport>>,
+    /// How this worker plays model-graph seats; `None` when it cannot (it
+    /// then announces no model runtime and is never given such a match).
+    pub models: Option<std::sync::Arc<crate::seat::model::ModelSupport>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -254,7 +257,12 @@ pub async fn run(
                 .as_ref()
                 .map(|w| w.fingerprint().to_owned())
                 .unwrap_or_default(),
-            model_runtime: String::new(),
+            // Empty without models: such a worker is given no model seat.
+            model_runtime: options
+                .models
+                .as_ref()
+                .map(|m| m.runtime_id().to_owned())
+                .unwrap_or_default(),
         })
         .await
         .map_err(|source| DaemonError::Rpc {
@@ -567,7 +575,9 @@ impl Job {
     ) -> Result<(MatchReport, Vec<u8>, f64), NotPlayed> {
         // Before fetching anything: a match this worker cannot set up needs no bots.
         let (game, config) = setup_match(leased)?;
-        let config = config.with_wasm(self.options.wasm.clone());
+        let config = config
+            .with_wasm(self.options.wasm.clone())
+            .with_models(self.options.models.clone());
         let mut seats = Vec::with_capacity(leased.seats.len());
         let mut refused = BTreeMap::new();
         for seat in &leased.seats {

@@ -36,7 +36,11 @@ impl BotSpec {
         if !self.dir.is_dir() {
             return Err(LaunchError::NotADirectory(self.dir.clone()));
         }
-        if !run.is_file() && !has_wasm_module(&self.dir) && !entry_may_be_built(&self.dir) {
+        if !run.is_file()
+            && !has_wasm_module(&self.dir)
+            && !has_model(&self.dir)
+            && !entry_may_be_built(&self.dir)
+        {
             return Err(LaunchError::MissingRunScript(run));
         }
         Ok(())
@@ -61,6 +65,15 @@ impl BotSpec {
 /// artifact's) directory. A directory holding a `bot.wasm` module is a bot
 /// too (a WebAssembly seat, in games that run them).
 pub fn run_script_problem(dir: &Path) -> Option<String> {
+    if has_wasm_module(dir) || has_model(dir) {
+        return None;
+    }
+    run_script_problem_ignoring_wasm(dir)
+}
+
+/// [`run_script_problem`] for a directory that is not a model graph: its
+/// `run.sh`, or its `bot.wasm`.
+pub fn run_script_problem_ignoring_models(dir: &Path) -> Option<String> {
     if has_wasm_module(dir) {
         return None;
     }
@@ -76,7 +89,7 @@ pub fn run_script_problem_ignoring_wasm(dir: &Path) -> Option<String> {
         )),
         Ok(_) => Some(format!("{RUN_SCRIPT} is not a regular file")),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(format!(
-            "the submission has no {RUN_SCRIPT} (and no {WASM_MODULE})"
+            "the submission has no {RUN_SCRIPT} (and no {WASM_MODULE}, nor {MODEL_GRAPH} with {MODEL_MANIFEST})"
         )),
         Err(e) => Some(format!("{RUN_SCRIPT} cannot be used: {e}")),
     }
@@ -86,6 +99,20 @@ pub const RUN_SCRIPT: &str = "run.sh";
 pub const BUILD_SCRIPT: &str = "build.sh";
 /// A WebAssembly bot's module (a WASI command), shipped or built.
 pub const WASM_MODULE: &str = "bot.wasm";
+
+/// A model-graph bot's graph (ONNX), with its [`MODEL_MANIFEST`].
+pub const MODEL_GRAPH: &str = "model.onnx";
+/// A model-graph bot's manifest: its adapters and head.
+pub const MODEL_MANIFEST: &str = "bot.toml";
+
+/// Whether `dir` is a model-graph bot: a `model.onnx` and a `bot.toml`,
+/// both regular files (links are never followed).
+pub fn has_model(dir: &Path) -> bool {
+    let file = |name: &str| {
+        std::fs::symlink_metadata(dir.join(name)).is_ok_and(|m| m.file_type().is_file())
+    };
+    file(MODEL_GRAPH) && file(MODEL_MANIFEST)
+}
 
 /// Whether `dir` holds a `bot.wasm` that is a regular file (a link is
 /// never followed).

@@ -12,6 +12,7 @@ pub struct WorkerMetrics {
     faults: IntCounterVec,
     move_latency: Histogram,
     fuel_used: Histogram,
+    evaluation: Histogram,
     matches: IntCounterVec,
     match_duration: Histogram,
     builds: IntCounterVec,
@@ -45,6 +46,16 @@ impl WorkerMetrics {
                 "arena_bot_fuel_used",
                 "WebAssembly instructions a seat spent on one turn (a dry turn counts its budget)",
                 prometheus::exponential_buckets(1e4, 4.0, 10)?,
+            )?,
+            // A model evaluation: well under a millisecond to the deadline.
+            evaluation: histogram(
+                &registry,
+                "arena_model_evaluation_seconds",
+                "Time the model host took to evaluate a model-graph seat's turn",
+                vec![
+                    50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 50e-3, 100e-3,
+                    250e-3, 500e-3, 1.0,
+                ],
             )?,
             matches: counter(
                 &registry,
@@ -96,6 +107,14 @@ impl WorkerMetrics {
             self.faults
                 .with_label_values(&["fuel_exhausted"])
                 .inc_by(u64::from(player.faults.fuel_exhausted));
+            self.faults
+                .with_label_values(&["strike"])
+                .inc_by(u64::from(player.faults.strike));
+        }
+        for seat in &output.evaluations_ns {
+            for &ns in seat {
+                self.evaluation.observe(ns as f64 / 1e9);
+            }
         }
         for seat in &output.fuel_per_turn {
             for &fuel in seat {
@@ -175,6 +194,8 @@ mod tests {
         metrics.move_latency.observe(0.001);
         metrics.fuel_used.observe(5e6);
         metrics.faults.with_label_values(&["fuel_exhausted"]).inc();
+        metrics.faults.with_label_values(&["strike"]).inc();
+        metrics.evaluation.observe(2e-3);
         let text = metrics.encode();
         for name in [
             "arena_bot_faults_total{kind=\"timeout\"} 1",
@@ -186,6 +207,8 @@ mod tests {
             "arena_sandbox_spawn_seconds",
             "arena_bot_fuel_used_bucket",
             "arena_bot_faults_total{kind=\"fuel_exhausted\"} 1",
+            "arena_bot_faults_total{kind=\"strike\"} 1",
+            "arena_model_evaluation_seconds_bucket",
         ] {
             assert!(text.contains(name), "{name} missing from\n{text}");
         }

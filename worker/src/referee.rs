@@ -12,13 +12,14 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
-use arena_engine::registry::{FuelLimits, Limits};
+use arena_engine::registry::{FuelLimits, Limits, ModelLimits};
 use arena_engine::{FaultCounts, FaultKind, Forfeit, Match, Outcome};
 
 use crate::fd;
 use crate::launcher::{BotSpec, LaunchError, Launcher};
 use crate::report::{FuelUse, LatencyMs, MatchReport, PlayerReport};
 use crate::seat::baseline::BaselineSeat;
+use crate::seat::model::{ModelSeat, ModelSupport};
 use crate::seat::process::{ProcessLimits, ProcessSeat};
 use crate::seat::wasm::{WasmSeat, WasmSupport};
 use crate::seat::{Answer, Budget, Offer, SeatRuntime};
@@ -47,6 +48,10 @@ pub struct RunnerConfig {
     pub fuel: Option<FuelLimits>,
     /// How this runner plays WebAssembly seats; `None` when it cannot.
     pub wasm: Option<Arc<WasmSupport>>,
+    /// What model graphs may be; `None` when the game runs none.
+    pub model: Option<ModelLimits>,
+    /// How this runner plays model-graph seats; `None` when it cannot.
+    pub models: Option<Arc<ModelSupport>>,
 }
 
 impl RunnerConfig {
@@ -63,12 +68,20 @@ impl RunnerConfig {
             build_limit: Duration::from_secs(600),
             fuel: limits.fuel,
             wasm: None,
+            model: limits.model,
+            models: None,
         }
     }
 
     /// These limits, playing WebAssembly seats with `wasm`.
     pub fn with_wasm(mut self, wasm: Option<Arc<WasmSupport>>) -> Self {
         self.wasm = wasm;
+        self
+    }
+
+    /// These limits, playing model-graph seats with `models`.
+    pub fn with_models(mut self, models: Option<Arc<ModelSupport>>) -> Self {
+        self.models = models;
         self
     }
 }
@@ -126,6 +139,9 @@ pub struct MatchOutput {
     pub move_latencies_ns: Vec<Vec<u64>>,
     /// Each fuel-metered seat's fuel per turn (sorted; empty for others).
     pub fuel_per_turn: Vec<Vec<u64>>,
+    /// Each model-graph seat's evaluation times, in nanoseconds (sorted;
+    /// empty for others).
+    pub evaluations_ns: Vec<Vec<u64>>,
     /// Each bot seat's build: whether it succeeded, came from the cache, and took how long.
     pub builds: Vec<BuildSummary>,
     /// How long each launched seat took to start (spawn call to handle).
@@ -161,6 +177,8 @@ pub enum RunnerError {
     Replay(#[source] arena_engine::replay::ReplayError),
     #[error("seat {seat}: this runner cannot run WebAssembly bots")]
     NoWasm { seat: usize },
+    #[error("seat {seat}: this runner cannot run model-graph bots")]
+    NoModels { seat: usize },
     #[error("seat {seat}: preparing its WebAssembly module")]
     Wasm {
         seat: usize,
@@ -209,12 +227,22 @@ pub fn play_match(
                         exit_grace: config.exit_grace,
                     };
                     let started = match &modules[seat] {
-                        None => launcher
+                        SeatRuntimeKind::Process => launcher
                             .launch(bot, seat)
                             .and_then(|l| ProcessSeat::new(l, bot, seat, limits))
                             .map(|p| Box::new(p) as Box<dyn SeatRuntime>),
-                        Some(module) => {
+                        SeatRuntimeKind::Wasm(module) => {
                             match start_wasm(launcher, config, bot, seat, seed, module, limits) {
+                                Ok(started) => started,
+                                Err(e) => {
+                                    referee.stop_all();
+                                    return Err(e);
+                                }
+                            }
+                        }
+                        SeatRuntimeKind::Model => {
+                            let game = referee.game.name();
+                            match start_model(launcher, config, game, bot, seat, limits) {
                                 Ok(started) => started,
                                 Err(e) => {
                                     referee.stop_all();
@@ -262,12 +290,46 @@ struct WasmModule {
     artifact: std::path::PathBuf,
 }
 
+/// How a built bot seat is played.
+enum SeatRuntimeKind {
+    /// Its `run.sh` (or a baseline, which needs no launch).
+    Process,
+    /// Its `bot.wasm`, compiled, in the wasm host.
+    Wasm(WasmModule),
+    /// Its `model.onnx`, in the model host.
+    Model,
+}
+
 type Built = (
     Vec<SeatSpec>,
     Vec<BuildSummary>,
     Vec<Vec<u8>>,
-    Vec<Option<WasmModule>>,
+    Vec<SeatRuntimeKind>,
 );
+
+/// Starts the model host for a model-graph seat. The outer `Err` is the
+/// runner's failure; the inner one is the launch's, as for a process.
+fn start_model(
+    launcher: &dyn Launcher,
+    config: &RunnerConfig,
+    game: &str,
+    bot: &BotSpec,
+    seat: usize,
+    limits: ProcessLimits,
+) -> Result<Result<Box<dyn SeatRuntime>, LaunchError>, RunnerError> {
+    let (Some(models), Some(model_limits)) = (config.models.as_ref(), config.model) else {
+        return Err(RunnerError::NoModels { seat });
+    };
+    let args = models.host_args(game, &model_limits, config.line_cap);
+    let host_limits = ProcessLimits {
+        line_cap: ModelSeat::host_line_cap(config.line_cap),
+        ..limits
+    };
+    Ok(launcher
+        .launch_program(bot, seat, models.host_program(), &args)
+        .and_then(|l| ProcessSeat::new(l, bot, seat, host_limits))
+        .map(|host| Box::new(ModelSeat::new(host, seat)) as Box<dyn SeatRuntime>))
+}
 
 /// Starts the wasm host for a WebAssembly seat. The outer `Err` is the
 /// runner's failure; the inner one is the launch's, as for a process.
@@ -314,7 +376,7 @@ fn build_all(
         let SeatSpec::Bot(bot) = spec else {
             runnable.push(spec.clone());
             logs.push(Vec::new());
-            modules.push(None);
+            modules.push(SeatRuntimeKind::Process);
             continue;
         };
         let span = tracing::info_span!(
@@ -333,16 +395,16 @@ fn build_all(
         let mut build = build;
         let dir = build.artifact.clone().unwrap_or_else(|| bot.dir.clone());
         let module = if build.succeeded {
-            match wasm_module(&dir, config, seat)? {
+            match seat_runtime(&dir, config, seat)? {
                 Ok(module) => module,
                 Err(reason) => {
                     build.succeeded = false;
                     build.failure = Some(reason);
-                    None
+                    SeatRuntimeKind::Process
                 }
             }
         } else {
-            None
+            SeatRuntimeKind::Process
         };
         modules.push(module);
         if !build.succeeded {
@@ -364,6 +426,35 @@ fn build_all(
         }));
     }
     Ok((runnable, builds, logs, modules))
+}
+
+/// How a built bot seat plays: a model graph when its directory is one and
+/// the game runs them, else as [`wasm_module`] says. The inner `Err` is the
+/// submission's fault.
+fn seat_runtime(
+    dir: &std::path::Path,
+    config: &RunnerConfig,
+    seat: usize,
+) -> Result<Result<SeatRuntimeKind, String>, RunnerError> {
+    if crate::launcher::has_model(dir) {
+        if config.model.is_none() {
+            // A process bot may carry a model of its own; only a bot that is
+            // nothing but a model is refused.
+            if crate::launcher::run_script_problem_ignoring_models(dir).is_none() {
+                return Ok(Ok(SeatRuntimeKind::Process));
+            }
+            return Ok(Err(format!(
+                "{}: this game runs no model-graph bots (it needs a run.sh)",
+                crate::launcher::MODEL_GRAPH
+            )));
+        }
+        if config.models.is_none() {
+            return Err(RunnerError::NoModels { seat });
+        }
+        return Ok(Ok(SeatRuntimeKind::Model));
+    }
+    Ok(wasm_module(dir, config, seat)?
+        .map(|m| m.map_or(SeatRuntimeKind::Process, SeatRuntimeKind::Wasm)))
 }
 
 /// The seat's WebAssembly module, when its built directory is a wasm bot
@@ -618,14 +709,17 @@ impl Referee<'_> {
         let mut logs = Vec::with_capacity(self.seats.len());
         let mut move_latencies_ns = Vec::with_capacity(self.seats.len());
         let mut fuel_per_turn = Vec::with_capacity(self.seats.len());
+        let mut evaluations_ns = Vec::with_capacity(self.seats.len());
         for ((seat, mut record), build_log) in self.seats.into_iter().enumerate().zip(build_logs) {
-            let (mut log, mut latencies, mut fuel) = match record.runtime.as_mut() {
+            let (mut log, mut latencies, mut fuel, mut evaluations) = match record.runtime.as_mut()
+            {
                 Some(runtime) => (
                     runtime.log(),
                     runtime.latencies().to_vec(),
                     runtime.fuel_per_turn().to_vec(),
+                    runtime.evaluations().to_vec(),
                 ),
-                None => (Vec::new(), Vec::new(), Vec::new()),
+                None => (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
             };
             if !build_log.is_empty() {
                 log.extend_from_slice(b"\n[arena: build log]\n");
@@ -650,9 +744,12 @@ impl Referee<'_> {
                     .map(|(k, v)| (k.to_owned(), v))
                     .collect(),
                 fuel: FuelUse::from_turns(&mut fuel),
+                evaluation_ms: (!evaluations.is_empty())
+                    .then(|| LatencyMs::from_nanos(&mut evaluations)),
             });
             move_latencies_ns.push(latencies);
             fuel_per_turn.push(fuel);
+            evaluations_ns.push(evaluations);
         }
         let report = MatchReport {
             game: self.game.name().to_owned(),
@@ -672,6 +769,7 @@ impl Referee<'_> {
             logs,
             move_latencies_ns,
             fuel_per_turn,
+            evaluations_ns,
             builds,
             spawn_times,
         })

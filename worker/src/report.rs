@@ -61,6 +61,10 @@ pub struct PlayerReport {
     /// Fuel per turn, for a WebAssembly seat.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fuel: Option<FuelUse>,
+    /// How long the platform took to evaluate a model-graph seat per turn
+    /// (adapters and graph, as the model host measured it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evaluation_ms: Option<LatencyMs>,
 }
 
 /// What a WebAssembly seat spent, per turn it played (dry turns count
@@ -126,7 +130,9 @@ mod tests {
         let faults = serde_json::to_value(FaultCounts::default()).unwrap();
         assert_eq!(
             faults,
-            serde_json::json!({"timeout": 0, "malformed": 0, "illegal": 0, "fuel_exhausted": 0})
+            serde_json::json!({
+                "timeout": 0, "malformed": 0, "illegal": 0, "fuel_exhausted": 0, "strike": 0
+            })
         );
     }
 }

@@ -159,6 +159,7 @@ fn options(coordinator: String, cache: &Path) -> WorkerOptions {
         idle_poll: Duration::from_millis(20),
         tls_ca: None,
         wasm: None,
+        models: None,
     }
 }
 

@@ -7,9 +7,11 @@
 //! of the seat's own view; [`wasm`] is a WebAssembly module in the wasm
 //! host, a platform program started inside the seat's sandbox and spoken to
 //! over the same pipes, with a fuel budget as well as wall time, so the
-//! cgroup, namespaces and seccomp still hold if that host has a bug.
+//! cgroup, namespaces and seccomp still hold if that host has a bug;
+//! [`model`] is a model graph in the model host, started the same way.
 
 pub mod baseline;
+pub mod model;
 pub mod process;
 pub mod wasm;
 
@@ -90,6 +92,12 @@ pub trait SeatRuntime: Send {
 
     /// Fuel spent on each turn played, for a seat metered by fuel.
     fn fuel_per_turn(&self) -> &[u64] {
+        &[]
+    }
+
+    /// How long each evaluation took, in nanoseconds, for a seat whose
+    /// platform evaluates it (a model graph); empty for every other seat.
+    fn evaluations(&self) -> &[u64] {
         &[]
     }
 }
