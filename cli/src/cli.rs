@@ -103,6 +103,13 @@ pub struct PlayArgs {
     /// WebAssembly seats: the wall-clock backstop per turn [default: the game's].
     #[arg(long, value_name = "MS")]
     pub wall_ms: Option<u64>,
+    /// Model-graph seats: the largest model.onnx, in bytes [default: the game's].
+    #[arg(long, value_name = "BYTES")]
+    pub model_bytes: Option<u64>,
+    /// Model-graph seats: the most estimated multiply-accumulates per turn
+    /// [default: the game's].
+    #[arg(long, value_name = "MACS")]
+    pub model_macs: Option<u64>,
     /// Wall limit for each build.sh, in seconds.
     #[arg(long, default_value_t = 600, value_name = "SECONDS")]
     pub build_timeout: u64,

@@ -46,8 +46,8 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         init_fuel: args.init_fuel,
         wall_ms: args.wall_ms,
         reply_cap: None,
-        model_bytes: None,
-        model_macs: None,
+        model_bytes: args.model_bytes,
+        model_macs: args.model_macs,
     })?;
     let config = RunnerConfig {
         build_limit: Duration::from_secs(args.build_timeout),
