@@ -6,7 +6,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use support::{Reaped, arena};
+use support::{CgroupParent, Reaped, arena};
 
 /// `arena play` with a private build cache (removed with the returned dir).
 fn play(bots: [&str; 2]) -> (Command, tempfile::TempDir) {
@@ -825,49 +825,6 @@ fn a_worker_says_why_it_cannot_reach_its_coordinator() {
         said.contains(&address.to_string()) && said.contains("retrying"),
         "{said}"
     );
-}
-
-/// Removes what is left of cgroup parent `name` in every hierarchy when
-/// dropped (empty leaves, then the parent), so a failing test leaves no
-/// cgroup behind; [`CgroupParent::dirs`] lists where it still exists.
-struct CgroupParent(String);
-
-impl CgroupParent {
-    fn dirs(&self) -> Vec<PathBuf> {
-        let mut hierarchies: Vec<PathBuf> = std::fs::read_dir("/sys/fs/cgroup")
-            .map(|dir| {
-                dir.filter_map(|e| e.ok()?.path().canonicalize().ok())
-                    .filter(|p| p.is_dir())
-                    .collect()
-            })
-            .unwrap_or_default();
-        // A v2-only host has the parent directly under the root.
-        hierarchies.push(PathBuf::from("/sys/fs/cgroup"));
-        hierarchies.sort();
-        hierarchies.dedup();
-        hierarchies
-            .into_iter()
-            .map(|h| h.join(&self.0))
-            .filter(|d| d.is_dir())
-            .collect()
-    }
-}
-
-impl Drop for CgroupParent {
-    fn drop(&mut self) {
-        for parent in self.dirs() {
-            for leaf in std::fs::read_dir(&parent).into_iter().flatten().flatten() {
-                if leaf.path().is_dir()
-                    && let Err(e) = std::fs::remove_dir(leaf.path())
-                {
-                    eprintln!("cannot remove cgroup {}: {e}", leaf.path().display());
-                }
-            }
-            if let Err(e) = std::fs::remove_dir(&parent) {
-                eprintln!("cannot remove cgroup {}: {e}", parent.display());
-            }
-        }
-    }
 }
 
 /// `arena run` of the example tournament, stopped by `signal` once both bots
