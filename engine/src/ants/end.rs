@@ -88,7 +88,7 @@ impl Ants {
                 .iter()
                 .filter(|h| h.razed.is_none() && h.owner != p)
                 .count() as i64;
-            let best = self.scores[p] + 2 * standing;
+            let best = self.scores[p].saturating_add(2 * standing);
             for o in (0..players).filter(|&o| o != p && !self.forfeited[o]) {
                 let (mine, theirs) = (self.scores[p], self.scores[o]);
                 if (mine < theirs && best >= theirs) || (mine == theirs && best > theirs) {
@@ -101,7 +101,7 @@ impl Ants {
 
     /// Ends the match now, placing every seat.
     pub(crate) fn finish(&mut self, reason: &str) {
-        let key = |s: usize| (self.forfeited[s], -self.scores[s]);
+        let key = |s: usize| (self.forfeited[s], std::cmp::Reverse(self.scores[s]));
         let players = self.params.players;
         let ranks = (0..players)
             .map(|s| {

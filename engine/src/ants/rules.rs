@@ -180,9 +180,9 @@ impl Ants {
         hill.razed = Some(Razed { turn, by });
         let (row, col) = self.torus.row_col(hill.square);
         let owner = hill.owner;
-        self.scores[by] += 2;
-        self.scores[owner] -= 1;
-        self.stats[by].hills_razed += 1;
+        self.scores[by] = self.scores[by].saturating_add(2);
+        self.scores[owner] = self.scores[owner].saturating_sub(1);
+        self.stats[by].hills_razed = self.stats[by].hills_razed.saturating_add(1);
         self.razings.push(Razing {
             row,
             col,
@@ -211,7 +211,7 @@ impl Ants {
             for h in free.into_iter().take(self.hives[seat] as usize) {
                 self.hives[seat] -= 1;
                 self.hills[h].touched = turn;
-                self.stats[seat].ants_spawned += 1;
+                self.stats[seat].ants_spawned = self.stats[seat].ants_spawned.saturating_add(1);
                 born.push(Ant {
                     square: self.hills[h].square,
                     owner: seat,
@@ -242,8 +242,9 @@ impl Ants {
                 0 => left.push(f),
                 1 => {
                     let seat = colonies.trailing_zeros() as usize;
-                    self.hives[seat] += 1;
-                    self.stats[seat].food_gathered += 1;
+                    self.hives[seat] = self.hives[seat].saturating_add(1);
+                    self.stats[seat].food_gathered =
+                        self.stats[seat].food_gathered.saturating_add(1);
                 }
                 _ => {}
             }
