@@ -311,3 +311,36 @@ fn the_last_colony_is_credited_with_every_standing_enemy_hill() {
     assert_eq!(outcome.reason, "lone_survivor");
     assert_eq!(outcome.ranks, vec![0, 1, 1]);
 }
+
+#[test]
+fn random_food_is_placed_on_every_colony_s_image_at_once() {
+    // Every colony holds: the whole state stays symmetric, so the food
+    // set must be invariant under the shift after every turn.
+    use arena_engine::Game;
+    use arena_engine::ants::{Ants, Orders, mapgen};
+    for seed in 0..6u64 {
+        let players = 2 + seed as usize % 3;
+        let params = Params {
+            food_rate: 300,
+            max_turns: 80,
+            ..Params::standard(players)
+        };
+        let map = mapgen::generate(seed, players);
+        let (torus, shift) = (map.torus, map.shift);
+        let mut g = Ants::new(params, map, seed).unwrap();
+        let start = g.food().len();
+        let hold: Vec<Option<Orders>> = vec![Some(Orders::default()); players];
+        while g.outcome().is_none() {
+            g.step(&hold);
+            for &f in g.food() {
+                let img = arena_engine::ants::map::image(torus, shift, f, 1);
+                assert!(g.food().binary_search(&img).is_ok(), "seed {seed}");
+            }
+        }
+        assert!(
+            g.food().len() > start + 100,
+            "seed {seed}: food accumulates"
+        );
+        assert_eq!(g.food().len() % players, 0);
+    }
+}

@@ -63,6 +63,51 @@ fn forage_plays_hold_on_every_shipped_map_and_the_replay_verifies() {
 }
 
 #[test]
+fn forage_never_collides_with_itself() {
+    use arena_engine::Game;
+    use arena_engine::ants::{Ants, Cause, Params, mapgen};
+    for seed in 0..8u64 {
+        let players = 2 + seed as usize % 4;
+        let params = Params {
+            max_turns: 150,
+            food_rate: 100,
+            ..Params::standard(players)
+        };
+        let mut g = Ants::new(params, mapgen::generate(seed, players), seed).unwrap();
+        let mut line = Vec::new();
+        while g.outcome().is_none() {
+            let actions: Vec<_> = (0..players)
+                .map(|s| {
+                    g.is_due(s).then(|| {
+                        line.clear();
+                        assert!(g.write_baseline_reply("forage", s, &mut line));
+                        line.pop();
+                        g.parse_action(s, &line).unwrap()
+                    })
+                })
+                .collect();
+            g.step(&actions);
+            let collided: Vec<_> = g
+                .deaths()
+                .iter()
+                .filter(|d| d.cause == Cause::Collision)
+                .collect();
+            for d in &collided {
+                let others = collided
+                    .iter()
+                    .filter(|o| (o.row, o.col) == (d.row, d.col) && o.owner != d.owner)
+                    .count();
+                assert!(
+                    others > 0,
+                    "seed {seed}: seat {} collided with itself",
+                    d.owner
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn random_maps_play_at_every_seat_count() {
     for seats in 2..=8 {
         let m = play("max_turns=40", seats, &["forage"]);
