@@ -57,7 +57,9 @@ impl Dir {
 /// A `rows × cols` board whose edges wrap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Torus {
+    /// Rows, `1..=200`; row 0 is the top.
     pub rows: usize,
+    /// Columns, `1..=200`.
     pub cols: usize,
 }
 

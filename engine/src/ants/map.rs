@@ -25,7 +25,9 @@ use super::params::{MAX_PLAYERS, MAX_SIDE};
 /// A board before play: the file's content, checked by [`Map::check`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Map {
+    /// The board's size.
     pub torus: Torus,
+    /// Colonies the map is for.
     pub players: usize,
     /// Seat `s`'s layout is seat 0's moved by `s × shift` (residues).
     pub shift: (usize, usize),

@@ -25,7 +25,9 @@ pub struct Ant {
 /// One hill; razed hills stay listed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hill {
+    /// Row-major index of its square.
     pub square: usize,
+    /// The seat whose colony spawns on it.
     pub owner: usize,
     /// The last turn it spawned or had one of its own ants on it (0: never);
     /// the hill untouched longest spawns first.
@@ -36,6 +38,7 @@ pub struct Hill {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Razed {
+    /// The turn it fell (the turn just played, counted from 1).
     pub turn: u32,
     /// The seat credited with it.
     pub by: usize,
@@ -52,8 +55,10 @@ pub enum Cause {
 /// One death of the turn just played.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Death {
+    /// Where it died: its square after the moves.
     pub row: usize,
     pub col: usize,
+    /// Its seat (absolute).
     pub owner: usize,
     pub cause: Cause,
     /// `[row, col, owner]` of every enemy in range whose focus was at most
@@ -66,17 +71,23 @@ pub struct Death {
 /// end to the last colony with ants).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Razing {
+    /// The hill's square.
     pub row: usize,
     pub col: usize,
+    /// The hill's seat, which loses 1.
     pub owner: usize,
+    /// The seat that gains 2.
     pub by: usize,
 }
 
 /// Counters reported with the result.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatStats {
+    /// Ants born on the seat's hills.
     pub ants_spawned: u64,
+    /// Food brought into its hive.
     pub food_gathered: u64,
+    /// Enemy hills razed or credited to it.
     pub hills_razed: u64,
 }
 
