@@ -3,7 +3,7 @@
 //! the scores add up to the hills plus one per razing.
 
 use arena_engine::Game;
-use arena_engine::ants::{Ants, Dir, Orders, Params, mapgen};
+use arena_engine::ants::{Ants, Dir, Map, Orders, Params, mapgen};
 use proptest::prelude::*;
 
 fn spawned(g: &Ants) -> u64 {
@@ -50,6 +50,18 @@ proptest! {
             prop_assert_eq!(before - deaths + (spawned(&g) - spawned_before), after);
             let razed = g.hills().iter().filter(|h| h.razed.is_some()).count() as i64;
             prop_assert_eq!(g.scores().iter().sum::<i64>(), hills + razed);
+        }
+    }
+
+    #[test]
+    fn any_map_text_parses_without_panicking(
+        header in "(rows [0-9]{1,3}\ncols [0-9]{1,3}\nplayers [0-9]\nshift -?[0-9] -?[0-9]\n)?",
+        body in proptest::collection::vec("m [.%*0-9a-jA-J?]{0,9}", 0..9),
+    ) {
+        let text = format!("{header}{}", body.join("\n"));
+        if let Ok(map) = Map::parse(&text) {
+            prop_assert!(map.check().is_ok());
+            prop_assert_eq!(Map::parse(&map.to_text()), Ok(map));
         }
     }
 
