@@ -344,3 +344,42 @@ fn random_food_is_placed_on_every_colony_s_image_at_once() {
         assert_eq!(g.food().len() % players, 0);
     }
 }
+
+#[test]
+fn the_order_stays_open_while_a_trailing_colony_could_still_catch_up() {
+    let mut g = duel(&[
+        "0.0....b", "........", "....a...", "....1.1.", "........", "........",
+    ]);
+    assert_eq!(g.scores(), &[2, 2], "one point a hill");
+    // Red razes blue's first hill: 4–1, but blue could still raze red's
+    // two hills (1 + 4 ≥ 4): play on.
+    assert_eq!(turn(&mut g, &["S", "-"]), None);
+    assert_eq!(g.scores(), &[4, 1]);
+    assert_eq!(turn(&mut g, &["E", "-"]), None);
+    // The second: 6–0, and blue's best (0 + 4) no longer reaches 6.
+    let outcome = turn(&mut g, &["E", "-"]).expect("the order is settled");
+    assert_eq!(g.scores(), &[6, 0]);
+    assert_eq!(outcome.reason, "rank_stabilized");
+}
+
+#[test]
+fn the_turn_limit_ends_a_level_match_in_a_shared_first_place() {
+    let params = Params {
+        food_rate: 0,
+        max_turns: 3,
+        ..Params::standard(2)
+    };
+    let mut g = with_params(
+        params,
+        SHIFT,
+        &[
+            "........", ".A......", "........", "........", ".....B..", "........",
+        ],
+    );
+    assert_eq!(turn(&mut g, &["-", "-"]), None);
+    assert_eq!(turn(&mut g, &["-", "-"]), None);
+    let outcome = turn(&mut g, &["-", "-"]).expect("three turns played");
+    assert_eq!(outcome.reason, "turn_limit");
+    assert_eq!(outcome.ranks, vec![0, 0]);
+    assert_eq!(outcome.scores, vec![1.0, 1.0]);
+}
