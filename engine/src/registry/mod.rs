@@ -166,11 +166,12 @@ impl GameEntry {
 
 /// Every registered game, in the order `arena games` lists them.
 pub fn games() -> &'static [&'static GameEntry] {
-    static GAMES: [&GameEntry; 4] = [
+    static GAMES: [&GameEntry; 5] = [
         &crate::generals::ENTRY,
         &crate::generals_classic::ENTRY,
         &crate::generals_ffa::ENTRY,
         &crate::grid_royale::ENTRY,
+        &crate::ants::ENTRY,
     ];
     &GAMES
 }
