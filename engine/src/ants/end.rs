@@ -73,25 +73,28 @@ impl Ants {
         }
     }
 
-    /// Whether razing could still change the finishing order, as 2011
-    /// judged it: a colony still playing could at best add +2 for every
-    /// standing hill not its own; if that best would reach a colony now
-    /// ahead of it, or pass one now level with it, the order is open.
-    /// Only the razer's gain is weighed against the other colony's present
-    /// score (the −1 a razed owner loses is not), and forfeited seats rank
-    /// below everyone whatever their score.
+    /// Whether razing could still change the finishing order, as the 2011
+    /// game judged it. Only a colony still playing that has a standing hill
+    /// of its own is given the chance to overtake: at best it adds +2 for
+    /// every standing hill not its own, and at worst a rival loses 1 for
+    /// each of its own standing hills. If that best would reach the worst
+    /// of a rival now ahead of it, or pass the worst of one now level, the
+    /// order is open. Forfeited seats rank below everyone whatever their
+    /// score, so they are nobody's rival.
     pub fn rank_stabilized(&self) -> bool {
         let players = self.params.players;
-        for p in (0..players).filter(|&p| self.is_alive(p)) {
-            let standing = self
-                .hills
+        let standing = |owner: usize, own: bool| {
+            self.hills
                 .iter()
-                .filter(|h| h.razed.is_none() && h.owner != p)
-                .count() as i64;
-            let best = self.scores[p].saturating_add(2 * standing);
+                .filter(|h| h.razed.is_none() && (h.owner == owner) == own)
+                .count() as i64
+        };
+        for p in (0..players).filter(|&p| self.is_alive(p) && standing(p, true) > 0) {
+            let best = self.scores[p].saturating_add(2 * standing(p, false));
             for o in (0..players).filter(|&o| o != p && !self.forfeited[o]) {
                 let (mine, theirs) = (self.scores[p], self.scores[o]);
-                if (mine < theirs && best >= theirs) || (mine == theirs && best > theirs) {
+                let worst = theirs.saturating_sub(standing(o, true));
+                if (mine < theirs && best >= worst) || (mine == theirs && best > worst) {
                     return false;
                 }
             }

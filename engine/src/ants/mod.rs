@@ -25,8 +25,9 @@
 //!   hills row-major, seat `s`'s hill `k` the image of seat 0's hill `k`.
 //! * Ants spawned this turn count for this turn's gathering (2011's order).
 //! * Endings ([`end::reason`]): `extermination`, `lone_survivor` (with the
-//!   standing enemy hills credited), `rank_stabilized` (2011's test: a
-//!   colony's best case is weighed against the others' present scores),
+//!   standing enemy hills credited), `rank_stabilized` (2011's test: only a
+//!   colony with a standing hill of its own may overtake, its best case
+//!   weighed against each rival's worst),
 //!   `turn_limit`, `forfeit`. 2011's "food not being gathered" and "ants
 //!   not razing hills" cutoffs are not played.
 //! * A forfeited seat's ants vanish; its hills stay standing and can be
