@@ -112,6 +112,14 @@ pub fn wasm_support(args: &SandboxArgs) -> anyhow::Result<Arc<WasmSupport>> {
     Ok(Arc::new(support))
 }
 
+/// The model runtime this build's workers play model-graph seats with (the
+/// ONNX host and its version), as they register it and as `arena
+/// tournament create` and `arena run` record it for a tournament with
+/// model-graph entrants.
+pub fn model_runtime_id() -> String {
+    "tract-onnx-0.23.9".to_owned()
+}
+
 /// Where builds are cached.
 pub fn cache_dir(args: &SandboxArgs) -> PathBuf {
     if let Some(dir) = &args.cache_dir {
