@@ -177,6 +177,7 @@ async fn measure(plan: Plan, redis: &RedisServer) -> anyhow::Result<Figures> {
             environment: None,
             teams: None,
             wasm_runtime: None,
+            model_runtime: None,
         })
         .await
         .context("creating the round robin")?;

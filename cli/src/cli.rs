@@ -275,6 +275,11 @@ pub struct TournamentArgs {
     /// file's `wasm_runtime`, else this build's own].
     #[arg(long, global = true, value_name = "FINGERPRINT")]
     pub wasm_runtime: Option<String>,
+    /// `create`: the model runtime (as `arena worker` reports it, such as
+    /// `tract-onnx-0.23.9`) model-graph seats must be played with [default:
+    /// the tournament file's `model_runtime`, else this build's own].
+    #[arg(long, global = true, value_name = "RUNTIME")]
+    pub model_runtime: Option<String>,
     #[command(subcommand)]
     pub command: TournamentCommand,
 }

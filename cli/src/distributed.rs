@@ -321,6 +321,7 @@ pub fn tournament(args: TournamentArgs) -> anyhow::Result<ExitCode> {
             TournamentCommand::Create { file } => {
                 let mut tournament = TournamentFile::load(file)?;
                 tournament.wasm_runtime = wasm_runtime(&tournament, args.wasm_runtime.clone())?;
+                tournament.model_runtime = model_runtime(&tournament, args.model_runtime.clone());
                 for bot in &mut tournament.bots {
                     let hash = upload(&mut client, &bot.name, &bot.path).await?;
                     bot.path = hash.into();
@@ -456,6 +457,19 @@ pub fn wasm_runtime(file: &TournamentFile, flag: Option<String>) -> anyhow::Resu
     let engine = arena_wasm::engine()
         .map_err(|e| anyhow::anyhow!("cannot set up the WebAssembly engine: {e}"))?;
     Ok(Some(arena_wasm::fingerprint(&engine)))
+}
+
+/// The model runtime a new tournament's model-graph seats need: the one
+/// named on the command line (`flag`), else in the tournament file, else
+/// this build's own ([`launch::model_runtime_id`], as this build's workers
+/// report it); `None` for a game without model-graph seats. The coordinator
+/// keeps it only for a tournament with a model-graph entrant.
+pub fn model_runtime(file: &TournamentFile, flag: Option<String>) -> Option<String> {
+    file.limits.model.map(|_| {
+        flag.or_else(|| file.model_runtime.clone())
+            .filter(|r| !r.is_empty())
+            .unwrap_or_else(launch::model_runtime_id)
+    })
 }
 
 /// One line per match (only the stuck ones with `stuck_only`), each failed

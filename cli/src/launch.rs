@@ -118,6 +118,14 @@ pub fn model_support() -> anyhow::Result<Arc<ModelSupport>> {
     Ok(Arc::new(ModelSupport::new(this_program()?)))
 }
 
+/// The model runtime this build's workers play model-graph seats with (the
+/// ONNX host and its version), as they register it and as `arena
+/// tournament create` and `arena run` record it for a tournament with
+/// model-graph entrants.
+pub fn model_runtime_id() -> String {
+    ModelSupport::RUNTIME_ID.to_owned()
+}
+
 /// Where builds are cached.
 pub fn cache_dir(args: &SandboxArgs) -> PathBuf {
     if let Some(dir) = &args.cache_dir {

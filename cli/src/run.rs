@@ -260,6 +260,7 @@ async fn tournament(
             environment: file.environment.clone(),
             teams: Some(file.teams.clone()),
             wasm_runtime: crate::distributed::wasm_runtime(&file, None)?,
+            model_runtime: crate::distributed::model_runtime(&file, None),
         })
         .await?;
 

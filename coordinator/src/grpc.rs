@@ -133,6 +133,7 @@ impl Worker for WorkerService {
                 environment_id: r.environment_id,
                 cached: r.cached_builds,
                 wasm_runtime: r.wasm_runtime,
+                model_runtime: r.model_runtime,
             })
             .await?;
         let config = self.coordinator.config();
@@ -335,9 +336,11 @@ fn match_record(r: &ReportResultRequest) -> Result<MatchRecord, Status> {
 /// [`crate::model`]'s `*_STAT` constants. `illegal` comes from its field,
 /// or, from a worker older than the field, from the `illegal_replies` stat
 /// such workers wrote; the fuel keys only when the seat used fuel (a
-/// WebAssembly seat).
+/// WebAssembly seat), the strikes only when a model-graph seat had any.
 fn seat_stats(s: &arena_proto::v1::SeatResult) -> std::collections::BTreeMap<String, u64> {
-    use crate::model::{FUEL_EXHAUSTED_STAT, FUEL_MAX_STAT, FUEL_P50_STAT, ILLEGAL_STAT};
+    use crate::model::{
+        FUEL_EXHAUSTED_STAT, FUEL_MAX_STAT, FUEL_P50_STAT, ILLEGAL_STAT, STRIKE_STAT,
+    };
     let mut stats: std::collections::BTreeMap<String, u64> =
         s.stats.iter().map(|(k, v)| (k.clone(), *v)).collect();
     for (key, value) in [
@@ -345,6 +348,7 @@ fn seat_stats(s: &arena_proto::v1::SeatResult) -> std::collections::BTreeMap<Str
         (FUEL_EXHAUSTED_STAT, u64::from(s.fuel_exhausted)),
         (FUEL_P50_STAT, s.fuel_p50),
         (FUEL_MAX_STAT, s.fuel_max),
+        (STRIKE_STAT, u64::from(s.strike)),
     ] {
         if value > 0 {
             stats.insert(key.to_owned(), value);
@@ -385,6 +389,7 @@ impl Admin for AdminService {
                 environment: file.environment,
                 teams: Some(file.teams),
                 wasm_runtime: file.wasm_runtime,
+                model_runtime: file.model_runtime,
             })
             .await?;
         Ok(Response::new(CreateTournamentResponse {
@@ -574,5 +579,25 @@ impl Admin for AdminService {
             .release_worker(&request.into_inner().worker_id)
             .await?;
         Ok(Response::new(ReleaseWorkerResponse {}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_model_seats_strikes_are_kept_among_its_stats_and_only_when_any() {
+        let struck = arena_proto::v1::SeatResult {
+            strike: 4,
+            illegal: 1,
+            ..Default::default()
+        };
+        let stats = seat_stats(&struck);
+        assert_eq!(stats.get(crate::model::STRIKE_STAT), Some(&4));
+        assert_eq!(stats.get(crate::model::ILLEGAL_STAT), Some(&1));
+        assert!(!stats.contains_key(crate::model::FUEL_EXHAUSTED_STAT));
+        let clean = seat_stats(&arena_proto::v1::SeatResult::default());
+        assert!(clean.is_empty(), "{clean:?}");
     }
 }

@@ -12,12 +12,14 @@
 //! [`report`] checks a reported result
 //! against its match before anything records it. [`service`] is the
 //! coordinator's logic over those; [`grpc`] exposes it to workers and admins, and [`server`] serves it;
-//! [`metrics`] counts what happens for Prometheus; [`wasm`] tells
-//! WebAssembly bots from process bots by their archives.
+//! [`metrics`] counts what happens for Prometheus; [`wasm`] and
+//! [`model_graph`] tell WebAssembly and model-graph bots from process bots
+//! by their archives.
 
 pub mod grpc;
 pub mod metrics;
 pub mod model;
+pub mod model_graph;
 pub mod report;
 pub mod schedule;
 pub mod server;

@@ -64,9 +64,10 @@ pub struct SeatResult {
     pub baseline: Option<String>,
     /// Counters the game keeps per seat (e.g. `invalid_moves`), and the
     /// runner's counts that have no field here, under reserved names:
-    /// [`ILLEGAL_STAT`], [`FUEL_EXHAUSTED_STAT`], [`FUEL_P50_STAT`] and
-    /// [`FUEL_MAX_STAT`] (absent when zero; read them with
-    /// [`SeatResult::illegal`] and [`SeatResult::fuel_exhausted`]).
+    /// [`ILLEGAL_STAT`], [`FUEL_EXHAUSTED_STAT`], [`FUEL_P50_STAT`],
+    /// [`FUEL_MAX_STAT`] and [`STRIKE_STAT`] (absent when zero; read them
+    /// with [`SeatResult::illegal`], [`SeatResult::fuel_exhausted`] and
+    /// [`SeatResult::strikes`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stats: BTreeMap<String, u64>,
     /// Replies that missed their deadline.
@@ -88,6 +89,9 @@ pub const FUEL_EXHAUSTED_STAT: &str = "fuel_exhausted";
 pub const FUEL_P50_STAT: &str = "fuel_p50";
 /// A WebAssembly seat's fuel per turn, most, kept among its stats.
 pub const FUEL_MAX_STAT: &str = "fuel_max";
+/// A model-graph seat's failed turns (evaluation errors, bad output, late
+/// answers; they spend the fault budget), kept among its stats.
+pub const STRIKE_STAT: &str = "strike";
 
 impl SeatResult {
     /// Illegal replies ([`ILLEGAL_STAT`]).
@@ -98,6 +102,11 @@ impl SeatResult {
     /// Turns that ran out of fuel ([`FUEL_EXHAUSTED_STAT`]).
     pub fn fuel_exhausted(&self) -> u64 {
         self.stats.get(FUEL_EXHAUSTED_STAT).copied().unwrap_or(0)
+    }
+
+    /// A model-graph seat's failed turns ([`STRIKE_STAT`]).
+    pub fn strikes(&self) -> u64 {
+        self.stats.get(STRIKE_STAT).copied().unwrap_or(0)
     }
 }
 

@@ -15,6 +15,8 @@
 //!
 //! # wasm_runtime = "wasmtime-48.0.8-1a2b3c4d5e6f7a8b"  # optional; default:
 //! #                          # the creator's own (WebAssembly seats only)
+//! # model_runtime = "tract-onnx-0.23.9"  # optional; default: the
+//! #                          # creator's own (model-graph seats only)
 //!
 //! [limits]                   # optional; each key defaults to the game's own
 //! move_ms = 150
@@ -80,6 +82,10 @@ pub struct FileText {
     /// one of whoever creates the tournament (`arena tournament create`).
     #[serde(default)]
     pub wasm_runtime: Option<String>,
+    /// The model runtime model-graph seats must be played with; absent: the
+    /// one of whoever creates the tournament (`arena tournament create`).
+    #[serde(default)]
+    pub model_runtime: Option<String>,
     /// The field, in seeding order.
     pub bots: Vec<BotEntry>,
 }
@@ -111,6 +117,13 @@ pub struct TournamentFile {
     /// [`crate::wasm`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wasm_runtime: Option<String>,
+    /// The model runtime (such as `tract-onnx-0.23.9`) the tournament's
+    /// model-graph seats must be played with, if the file names one; `arena
+    /// tournament create` and `arena run` fill in their own otherwise. Only
+    /// workers running it lease a match with a model-graph seat (see
+    /// [`crate::model_graph`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_runtime: Option<String>,
     /// Every option of the game, resolved.
     pub rules: Rules,
     /// The limits every match is played under, resolved; written out as
@@ -228,6 +241,7 @@ impl TournamentFile {
             format: text.format,
             environment: text.environment,
             wasm_runtime: text.wasm_runtime.filter(|r| !r.is_empty()),
+            model_runtime: text.model_runtime.filter(|r| !r.is_empty()),
             rules,
             limits,
             teams,

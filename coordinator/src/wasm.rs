@@ -63,8 +63,8 @@ pub fn is_wasm_archive(archive: &[u8]) -> bool {
 }
 
 /// The name of an entry at the archive's root (`bot.wasm`, `./bot.wasm`);
-/// `None` for anything deeper.
-fn root_name(path: &Path) -> Option<&str> {
+/// `None` for anything deeper. Shared with [`crate::model_graph`].
+pub(crate) fn root_name(path: &Path) -> Option<&str> {
     let mut names = path.components().filter(|c| *c != Component::CurDir);
     match (names.next(), names.next()) {
         (Some(Component::Normal(name)), None) => name.to_str(),

@@ -94,6 +94,7 @@ fn tournament(format: Format) -> NewTournament {
         environment: None,
         teams: None,
         wasm_runtime: None,
+        model_runtime: None,
     }
 }
 
@@ -128,6 +129,7 @@ async fn coordinator_on(store: Store, config: CoordinatorConfig) -> Arc<Coordina
             environment_id: String::new(),
             cached: Vec::new(),
             wasm_runtime: String::new(),
+            model_runtime: String::new(),
         })
         .await
         .unwrap();

@@ -447,6 +447,7 @@ async fn leases_go_only_to_registered_live_workers() {
         environment_id: String::new(),
         cached: Vec::new(),
         wasm_runtime: String::new(),
+        model_runtime: String::new(),
     };
     served
         .coordinator

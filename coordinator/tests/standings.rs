@@ -588,9 +588,10 @@ fn csv_has_a_header_forfeit_columns_and_escaped_names() {
     m.seats[1].stats.insert("illegal_replies".into(), 2);
     m.seats[1].stats.insert("fuel_exhausted".into(), 3);
     m.seats[1].stats.insert("fuel_p50".into(), 700);
+    m.seats[1].stats.insert("strike".into(), 5);
     let s = compute(&people, &[m, draw("m2", 0, "c", "d")], &[]).expect("valid");
     let b = s.rows.iter().find(|r| r.entrant == "b").expect("b");
-    assert_eq!((b.illegal, b.fuel_exhausted), (2, 3));
+    assert_eq!((b.illegal, b.fuel_exhausted, b.strikes), (2, 3, 5));
     let csv = s.to_csv();
     assert!(csv.contains("\"Smith, John\""));
     assert!(csv.contains("\"The \"\"Best\"\" Bot\""));
@@ -619,6 +620,7 @@ fn csv_has_a_header_forfeit_columns_and_escaped_names() {
             "malformed",
             "illegal",
             "fuel_exhausted",
+            "strikes",
             "forfeit_crash",
             "forfeit_exit",
             "forfeit_memory",
@@ -639,8 +641,8 @@ fn csv_has_a_header_forfeit_columns_and_escaped_names() {
     }
     let b = records.iter().find(|r| r[1] == "b").expect("row for b");
     assert_eq!(b[14], "4");
-    assert_eq!(&b[16..18], ["2", "3"]);
-    assert_eq!(&b[18..], ["0", "0", "0", "0", "1", "0", "0"]);
+    assert_eq!(&b[16..19], ["2", "3", "5"]);
+    assert_eq!(&b[19..], ["0", "0", "0", "0", "1", "0", "0"]);
 }
 
 #[test]
@@ -648,6 +650,7 @@ fn json_round_trips_with_stable_field_names() {
     let mut matches = round_robin();
     matches[0].seats[1].forfeit = Some(Forfeit::BuildFailed);
     matches[0].seats[1].malformed = 2;
+    matches[0].seats[1].stats.insert("strike".into(), 6);
     let s = compute(
         &entrants(&["a", "b", "c", "d"]),
         &matches,
@@ -673,6 +676,9 @@ fn json_round_trips_with_stable_field_names() {
         "\"byes\"",
         "\"timeouts\"",
         "\"malformed\"",
+        "\"illegal\"",
+        "\"fuel_exhausted\"",
+        "\"strikes\": 6",
         "\"forfeits\"",
         "\"build_failed\": 1",
     ] {
@@ -693,6 +699,10 @@ fn json_round_trips_with_stable_field_names() {
         assert_eq!(
             (a.byes, a.timeouts, a.malformed, &a.forfeits),
             (b.byes, b.timeouts, b.malformed, &b.forfeits)
+        );
+        assert_eq!(
+            (a.illegal, a.fuel_exhausted, a.strikes),
+            (b.illegal, b.fuel_exhausted, b.strikes)
         );
         for (x, y) in [
             (a.points, b.points),
@@ -719,6 +729,7 @@ fn table_aligns_columns_and_keeps_rows_on_one_line() {
     let mut m = win("m1", 0, "a", "b");
     m.seats[1].timeouts = 3;
     m.seats[1].forfeit = Some(Forfeit::Faults);
+    m.seats[1].stats.insert("strike".into(), 2);
     let s = compute(&people, &[m, draw("m2", 1, "c", "a")], &[]).expect("valid");
     let table = s.to_table();
     let lines: Vec<&str> = table.lines().collect();
@@ -731,7 +742,7 @@ fn table_aligns_columns_and_keeps_rows_on_one_line() {
         "SB",
         "Rating μ±σ",
         "W/D/L",
-        "Faults T/M/I/D/F",
+        "Faults T/M/I/D/S/F",
     ] {
         assert!(lines[0].contains(heading), "{heading}");
     }
@@ -763,7 +774,7 @@ fn table_aligns_columns_and_keeps_rows_on_one_line() {
     }
     let bob = lines.iter().find(|l| l.contains("Bob")).expect("bob");
     assert!(bob.contains("0/0/1"), "{bob}");
-    assert!(bob.trim_end().ends_with("3/0/0/0/1"), "{bob}");
+    assert!(bob.trim_end().ends_with("3/0/0/0/2/1"), "{bob}");
     assert!(lines[1].starts_with("1  "), "{table}");
 }
 

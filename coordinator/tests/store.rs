@@ -130,6 +130,7 @@ async fn lease_with(
         environment_id: environment.to_owned(),
         cached: cached.to_vec(),
         wasm_runtime: String::new(),
+        model_runtime: String::new(),
     };
     store.register_worker(info, now_ms).await.unwrap();
     match store
@@ -233,7 +234,9 @@ fn spec(id: &str) -> TournamentSpec {
         environment: None,
         teams: Vec::new(),
         wasm_entrants: Vec::new(),
+        model_entrants: Vec::new(),
         wasm_runtime: None,
+        model_runtime: None,
         // Above 2^53, to catch any backend that passes seeds through a double.
         base_seed: u64::MAX - 7,
         entrants: ["a", "b", "c", "d"]
@@ -1208,6 +1211,7 @@ async fn workers_alive_window(store: Store) {
         environment_id: "env-1".to_owned(),
         cached: owned(cached),
         wasm_runtime: String::new(),
+        model_runtime: String::new(),
     };
     store
         .register_worker(worker("w2", &["a"]), 500)
@@ -1579,6 +1583,7 @@ async fn worker_seen_is_the_last_heartbeat(store: Store) {
         environment_id: "e".into(),
         cached: Vec::new(),
         wasm_runtime: String::new(),
+        model_runtime: String::new(),
     };
     store.register_worker(info, 1_000).await.unwrap();
     assert_eq!(store.worker_seen("w1").await.unwrap(), Some(1_000));
@@ -1597,6 +1602,7 @@ fn worker_info(id: &str, env: &str, cached: &[&str]) -> WorkerInfo {
         environment_id: env.to_owned(),
         cached: owned(cached),
         wasm_runtime: String::new(),
+        model_runtime: String::new(),
     }
 }
 
@@ -2152,6 +2158,7 @@ async fn redis_state_survives_a_coordinator_restart() {
                 environment_id: "env".into(),
                 cached: owned(&["a"]),
                 wasm_runtime: String::new(),
+                model_runtime: String::new(),
             },
             0,
         )

@@ -407,6 +407,7 @@ fn new_2v2() -> NewTournament {
         environment: None,
         teams: Some(TWO_V_TWO.to_vec()),
         wasm_runtime: None,
+        model_runtime: None,
     }
 }
 
@@ -444,7 +445,9 @@ fn a_spec_stored_before_teams_loads_without_them() {
         environment: None,
         teams: Vec::new(),
         wasm_entrants: Vec::new(),
+        model_entrants: Vec::new(),
         wasm_runtime: None,
+        model_runtime: None,
     };
     let json = serde_json::to_string(&spec).unwrap();
     assert!(!json.contains("teams"), "no layout, no key: {json}");
@@ -521,6 +524,7 @@ async fn coordinator_with(new: &mut NewTournament) -> std::sync::Arc<Coordinator
             environment_id: String::new(),
             cached: Vec::new(),
             wasm_runtime: String::new(),
+            model_runtime: String::new(),
         })
         .await
         .unwrap();

@@ -163,6 +163,7 @@ fn new_tournament() -> NewTournament {
         environment: None,
         teams: None,
         wasm_runtime: None,
+        model_runtime: None,
     }
 }
 
@@ -196,6 +197,21 @@ fn the_id_hashes_every_defining_field() {
         (
             "the wasm runtime",
             Box::new(|t| t.wasm_runtime = Some("wasmtime-1-ab".into())),
+        ),
+        (
+            "the model runtime",
+            Box::new(|t| t.model_runtime = Some("tract-onnx-0.23.9".into())),
+        ),
+        (
+            "both runtimes",
+            Box::new(|t| {
+                t.wasm_runtime = Some("wasmtime-1-ab".into());
+                t.model_runtime = Some("tract-onnx-0.23.9".into());
+            }),
+        ),
+        (
+            "a model runtime spelled as the wasm one",
+            Box::new(|t| t.model_runtime = Some("wasmtime-1-ab".into())),
         ),
         (
             "an entrant's name",
@@ -292,10 +308,11 @@ fn the_example_tournament_files_load() {
         let entry = registry::find(&file.game).unwrap();
         assert!(entry.seats.contains(&file.seats), "{path:?}");
         // A bot directory: a program (run.sh), a WebAssembly module
-        // (bot.wasm), or a build.sh that makes the module.
+        // (bot.wasm), a build.sh that makes the module, or a model graph
+        // (model.onnx, with its bot.toml).
         for bot in &file.bots {
             assert!(
-                ["run.sh", "bot.wasm", "build.sh"]
+                ["run.sh", "bot.wasm", "build.sh", "model.onnx"]
                     .iter()
                     .any(|f| bot.path.join(f).is_file()),
                 "{path:?}: {bot:?}"
@@ -307,9 +324,10 @@ fn the_example_tournament_files_load() {
 }
 
 #[test]
-fn a_file_written_out_parses_to_itself_fuel_and_wasm_runtime_included() {
+fn a_file_written_out_parses_to_itself_fuel_and_runtimes_included() {
     let text = file(
         "game = \"grid-royale\"\nseats = 2\nwasm_runtime = \"wasmtime-1-ab\"\n\
+         model_runtime = \"tract-onnx-0.23.9\"\n\
          [limits]\nfuel_per_turn = 1234\nwall_ms = 77\n",
         2,
     );
@@ -317,7 +335,12 @@ fn a_file_written_out_parses_to_itself_fuel_and_wasm_runtime_included() {
     let fuel = parsed.limits.fuel.expect("grid royale has fuel");
     assert_eq!((fuel.per_turn, fuel.wall_ms), (1234, 77));
     assert_eq!(parsed.wasm_runtime.as_deref(), Some("wasmtime-1-ab"));
+    assert_eq!(parsed.model_runtime.as_deref(), Some("tract-onnx-0.23.9"));
     let written = parsed.to_toml().unwrap();
+    assert!(
+        written.contains("model_runtime = \"tract-onnx-0.23.9\""),
+        "{written}"
+    );
     assert_eq!(
         TournamentFile::parse(&written).unwrap(),
         parsed,
@@ -327,5 +350,9 @@ fn a_file_written_out_parses_to_itself_fuel_and_wasm_runtime_included() {
     let generals = TournamentFile::parse(&file("", 2)).unwrap();
     let written = generals.to_toml().unwrap();
     assert!(!written.contains("fuel"), "{written}");
+    assert!(!written.contains("runtime"), "{written}");
     assert_eq!(TournamentFile::parse(&written).unwrap(), generals);
+    // An empty runtime names none.
+    let empty = TournamentFile::parse(&file("model_runtime = \"\"", 2)).unwrap();
+    assert_eq!(empty.model_runtime, None);
 }

@@ -98,6 +98,7 @@ fn tournament(game: &str, field: &Field, wasm_runtime: Option<&str>) -> NewTourn
         environment: None,
         teams: None,
         wasm_runtime: wasm_runtime.map(str::to_owned),
+        model_runtime: None,
     }
 }
 
@@ -110,6 +111,7 @@ async fn register(coordinator: &Coordinator, id: &str, wasm_runtime: &str) {
             environment_id: String::new(),
             cached: Vec::new(),
             wasm_runtime: wasm_runtime.into(),
+            model_runtime: String::new(),
         })
         .await
         .unwrap();

@@ -37,6 +37,8 @@ pub(crate) fn match_round(match_id: &str) -> Option<u32> {
 /// runtime likewise, last and only when named (the coordinator drops it
 /// for a tournament without WebAssembly entrants first), as one part
 /// tagged `wasm_runtime=`, which no layout of small seat numbers spells.
+/// The model runtime the same way after it, tagged `model_runtime=` (and
+/// dropped for a tournament without model-graph entrants).
 pub fn tournament_id(new: &NewTournament) -> String {
     fn part(hasher: &mut Sha256, bytes: &[u8]) {
         hasher.update((bytes.len() as u64).to_le_bytes());
@@ -68,6 +70,9 @@ pub fn tournament_id(new: &NewTournament) -> String {
     }
     if let Some(runtime) = &new.wasm_runtime {
         part(&mut hasher, format!("wasm_runtime={runtime}").as_bytes());
+    }
+    if let Some(runtime) = &new.model_runtime {
+        part(&mut hasher, format!("model_runtime={runtime}").as_bytes());
     }
     let digest = hasher.finalize();
     let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();

@@ -131,6 +131,12 @@ pub struct NewTournament {
     /// `None`: any worker that runs wasm. Dropped on creation when no
     /// entrant is a WebAssembly bot (see [`crate::wasm`]).
     pub wasm_runtime: Option<String>,
+    /// The model runtime (such as `tract-onnx-0.23.9`) its model-graph
+    /// seats must be played with: `arena tournament create` and `arena run`
+    /// name their own unless the tournament file names one. `None`: any
+    /// worker that plays models. Dropped on creation when no entrant is a
+    /// model-graph bot (see [`crate::model_graph`]).
+    pub model_runtime: Option<String>,
 }
 
 /// A lease with what a worker needs to play it.
@@ -339,6 +345,10 @@ impl Coordinator {
         if wasm_entrants.is_empty() {
             new.wasm_runtime = None;
         }
+        let model_entrants = self.model_entrants(&new).await?;
+        if model_entrants.is_empty() {
+            new.model_runtime = None;
+        }
         let id = tournament_id(&new);
         let spec = TournamentSpec {
             id: id.clone(),
@@ -359,6 +369,8 @@ impl Coordinator {
             teams: new.teams.unwrap_or_default(),
             wasm_entrants,
             wasm_runtime: new.wasm_runtime,
+            model_entrants,
+            model_runtime: new.model_runtime,
         };
         match self.store.create_tournament(spec).await {
             Ok(()) => {}
@@ -382,18 +394,40 @@ impl Coordinator {
         if new.limits.fuel.is_none() {
             return Ok(Vec::new());
         }
-        let mut wasm = Vec::new();
+        self.entrants_whose_archive(new, crate::wasm::is_wasm_archive)
+            .await
+    }
+
+    /// The entrants of `new` that are model-graph bots, read off their
+    /// archives ([`crate::model_graph::is_model_archive`]); none in a game
+    /// without model limits, whose archives are not read for it at all.
+    async fn model_entrants(&self, new: &NewTournament) -> Result<Vec<EntrantId>> {
+        if new.limits.model.is_none() {
+            return Ok(Vec::new());
+        }
+        self.entrants_whose_archive(new, crate::model_graph::is_model_archive)
+            .await
+    }
+
+    /// The entrants of `new` whose submission archive passes `test`, in
+    /// entrant order.
+    async fn entrants_whose_archive(
+        &self,
+        new: &NewTournament,
+        test: fn(&[u8]) -> bool,
+    ) -> Result<Vec<EntrantId>> {
+        let mut found = Vec::new();
         for (_, hash) in &new.entrants {
             let archive = self
                 .store
                 .get_submission(hash)
                 .await?
                 .ok_or_else(|| CoordinatorError::UnknownSubmission(hash.clone()))?;
-            if crate::wasm::is_wasm_archive(&archive) {
-                wasm.push(hash.clone());
+            if test(&archive) {
+                found.push(hash.clone());
             }
         }
-        Ok(wasm)
+        Ok(found)
     }
 
     async fn spec(&self, id: &str) -> Result<TournamentSpec> {

@@ -32,7 +32,7 @@ const fn forfeit_column(reason: Forfeit) -> usize {
     }
 }
 
-const CSV_HEADER: [&str; 18] = [
+const CSV_HEADER: [&str; 19] = [
     "rank",
     "entrant",
     "name",
@@ -51,6 +51,7 @@ const CSV_HEADER: [&str; 18] = [
     "malformed",
     "illegal",
     "fuel_exhausted",
+    "strikes",
 ];
 
 impl Standings {
@@ -96,6 +97,7 @@ impl Standings {
                 row.malformed.to_string(),
                 row.illegal.to_string(),
                 row.fuel_exhausted.to_string(),
+                row.strikes.to_string(),
             ];
             let forfeits = FORFEIT_COLUMNS
                 .iter()
@@ -107,7 +109,8 @@ impl Standings {
 
     /// A table for a terminal: rank, name, points, Buchholz, SB, rating μ±σ,
     /// W/D/L and faults (timeouts/malformed/illegal/dry, i.e. WebAssembly
-    /// turns out of fuel/forfeits), columns aligned.
+    /// turns out of fuel/strikes, i.e. failed model-graph turns/forfeits),
+    /// columns aligned.
     /// Control characters in names print as spaces so a row stays one line.
     pub fn to_table(&self) -> String {
         let header: [String; 8] = [
@@ -118,7 +121,7 @@ impl Standings {
             "SB",
             "Rating μ±σ",
             "W/D/L",
-            "Faults T/M/I/D/F",
+            "Faults T/M/I/D/S/F",
         ]
         .map(str::to_owned);
         let lines: Vec<[String; 8]> = self.rows.iter().map(table_line).collect();
@@ -167,8 +170,8 @@ fn table_line(row: &StandingRow) -> [String; 8] {
         format!("{:.2}±{:.2}", row.rating_mu, row.rating_sigma),
         format!("{}/{}/{}", row.wins, row.draws, row.losses),
         format!(
-            "{}/{}/{}/{}/{}",
-            row.timeouts, row.malformed, row.illegal, row.fuel_exhausted, forfeits
+            "{}/{}/{}/{}/{}/{}",
+            row.timeouts, row.malformed, row.illegal, row.fuel_exhausted, row.strikes, forfeits
         ),
     ]
 }

@@ -57,9 +57,9 @@
 //!
 //! `wins` counts sole first places, `draws` shared first places, and `losses`
 //! every other placement (for two seats: win, draw, loss). `timeouts`,
-//! `malformed`, `illegal` (replies the rules refused whole) and
-//! `fuel_exhausted` (WebAssembly turns that ran dry) add up the seats' fault
-//! counters, and `forfeits` counts the matches the entrant left by each
+//! `malformed`, `illegal` (replies the rules refused whole),
+//! `fuel_exhausted` (WebAssembly turns that ran dry) and `strikes`
+//! (model-graph turns that failed) add up the seats' fault counters, and `forfeits` counts the matches the entrant left by each
 //! [`Forfeit`] reason.
 //!
 //! # Baseline seats
@@ -165,6 +165,9 @@ pub struct StandingRow {
     /// WebAssembly turns that ran out of fuel, summed over all matches.
     #[serde(default)]
     pub fuel_exhausted: u64,
+    /// Model-graph turns that failed (strikes), summed over all matches.
+    #[serde(default)]
+    pub strikes: u64,
     /// Matches forfeited, by reason; reasons that never happened are absent.
     pub forfeits: BTreeMap<Forfeit, u32>,
 }
@@ -221,6 +224,7 @@ struct GameSeat {
     malformed: u32,
     illegal: u64,
     fuel_exhausted: u64,
+    strikes: u64,
 }
 
 /// One validated match.
@@ -249,6 +253,7 @@ struct Tally {
     malformed: u64,
     illegal: u64,
     fuel_exhausted: u64,
+    strikes: u64,
     forfeits: BTreeMap<Forfeit, u32>,
 }
 
@@ -361,6 +366,7 @@ pub fn compute(
             tally.malformed += u64::from(seat.malformed);
             tally.illegal = tally.illegal.saturating_add(seat.illegal);
             tally.fuel_exhausted = tally.fuel_exhausted.saturating_add(seat.fuel_exhausted);
+            tally.strikes = tally.strikes.saturating_add(seat.strikes);
             if let Some(reason) = seat.forfeit {
                 *tally.forfeits.entry(reason).or_default() += 1;
             }
@@ -434,6 +440,7 @@ pub fn compute(
             malformed: tally.malformed,
             illegal: tally.illegal,
             fuel_exhausted: tally.fuel_exhausted,
+            strikes: tally.strikes,
             forfeits: tally.forfeits,
         });
     }
@@ -505,6 +512,7 @@ fn validate(record: &MatchRecord, index: &HashMap<&str, usize>) -> Result<Game, 
                 malformed: seat.malformed,
                 illegal: seat.illegal(),
                 fuel_exhausted: seat.fuel_exhausted(),
+                strikes: seat.strikes(),
             })
         })
         .collect();

@@ -584,7 +584,7 @@ impl MemoryStore {
 
 impl State {
     /// Leases a queued match to `worker`, whose registration (build cache,
-    /// environment, wasm runtime) the caller read, under `lease_id` until `now_ms + ttl_ms`; `None` if
+    /// environment, wasm and model runtimes) the caller read, under `lease_id` until `now_ms + ttl_ms`; `None` if
     /// nothing it may play is queued. Takes the oldest eligible match,
     /// except that among the first [`LEASE_PREFERENCE_WINDOW`] it prefers
     /// the first one whose entrants are all in `cached`, sparing the worker
@@ -597,18 +597,15 @@ impl State {
         ttl_ms: u64,
         info: &WorkerInfo,
     ) -> Result<Option<Lease>> {
-        let (cached, environment, wasm_runtime) = (
-            &info.cached,
-            info.environment_id.as_str(),
-            info.wasm_runtime.as_str(),
-        );
+        let (cached, environment) = (&info.cached, info.environment_id.as_str());
         let state = self;
         if state.lease_match.contains_key(lease_id) {
             return Err(StoreError::DuplicateLease(lease_id.to_owned()));
         }
         // Queue positions of the matches this worker may play: their
         // tournament names no environment, or names the worker's, and a
-        // match with a WebAssembly seat needs the tournament's wasm runtime.
+        // match with a WebAssembly seat needs the tournament's wasm runtime,
+        // one with a model-graph seat its model runtime.
         let eligible: Vec<usize> = state
             .queue
             .iter()
@@ -623,7 +620,7 @@ impl State {
                 spec.environment
                     .as_deref()
                     .is_none_or(|needs| needs == environment)
-                    && spec.may_play(wasm_runtime, &m.pairing.seats)
+                    && spec.may_play(info, &m.pairing.seats)
             })
             .map(|(position, _)| position)
             .take(LEASE_PREFERENCE_WINDOW)

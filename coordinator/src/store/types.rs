@@ -65,23 +65,54 @@ pub struct TournamentSpec {
     /// wasm entrants.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wasm_runtime: Option<String>,
+    /// The entrants that are model-graph bots (see [`crate::model_graph`]);
+    /// empty when none is, and always in a game without model limits.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub model_entrants: Vec<EntrantId>,
+    /// The model runtime (such as `tract-onnx-0.23.9`) a match with a seat
+    /// of [`Self::model_entrants`] must be played with: only workers that
+    /// registered this runtime lease such a match. `None` with model
+    /// entrants: any worker that plays models at all. Always `None` without
+    /// model entrants.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_runtime: Option<String>,
 }
 
 impl TournamentSpec {
-    /// Whether `worker_runtime` (as a worker registered it; empty: no wasm)
-    /// may play a match seating `seats`: always, unless a seat is a
-    /// WebAssembly bot; then only a worker with the tournament's runtime
-    /// (any runtime, if the tournament names none).
-    pub fn may_play(&self, worker_runtime: &str, seats: &[EntrantId]) -> bool {
-        if self.wasm_entrants.is_empty() || !seats.iter().any(|s| self.wasm_entrants.contains(s)) {
-            return true;
-        }
-        !worker_runtime.is_empty()
-            && self
-                .wasm_runtime
-                .as_deref()
-                .is_none_or(|needed| needed == worker_runtime)
+    /// Whether `worker` (as it registered: its wasm and model runtimes,
+    /// empty for none) may play a match seating `seats` as far as runtimes
+    /// go: always, unless a seat is a WebAssembly or a model-graph bot; then
+    /// only a worker with the tournament's runtime of that kind (any
+    /// runtime of the kind, if the tournament names none). A match seating
+    /// both kinds needs both.
+    pub fn may_play(&self, worker: &WorkerInfo, seats: &[EntrantId]) -> bool {
+        runtime_allows(
+            &self.wasm_entrants,
+            self.wasm_runtime.as_deref(),
+            &worker.wasm_runtime,
+            seats,
+        ) && runtime_allows(
+            &self.model_entrants,
+            self.model_runtime.as_deref(),
+            &worker.model_runtime,
+            seats,
+        )
     }
+}
+
+/// Whether a worker with `worker_runtime` (empty: none) may play `seats`
+/// as far as one kind of runtime goes: `entrants` are the tournament's bots
+/// of that kind and `needed` the runtime they must be played with.
+fn runtime_allows(
+    entrants: &[EntrantId],
+    needed: Option<&str>,
+    worker_runtime: &str,
+    seats: &[EntrantId],
+) -> bool {
+    if entrants.is_empty() || !seats.iter().any(|s| entrants.contains(s)) {
+        return true;
+    }
+    !worker_runtime.is_empty() && needed.is_none_or(|needed| needed == worker_runtime)
 }
 
 /// A match handed to [`Store::schedule_round`](super::Store::schedule_round).
@@ -294,6 +325,11 @@ pub struct WorkerInfo {
     /// workers said.
     #[serde(default)]
     pub wasm_runtime: String,
+    /// The model runtime it plays model-graph seats with (such as
+    /// `tract-onnx-0.23.9`); empty when it plays none (`arena worker
+    /// --no-models`), and for workers registered before workers said.
+    #[serde(default)]
+    pub model_runtime: String,
 }
 
 /// The reason recorded on a match whose lease ran out.
@@ -303,3 +339,68 @@ pub const LEASE_EXPIRED: &str = "lease expired";
 /// whose entrants the worker already has built. Bounded so that a worker with
 /// a warm cache cannot starve the oldest match for long.
 pub const LEASE_PREFERENCE_WINDOW: usize = 16;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn worker(wasm: &str, model: &str) -> WorkerInfo {
+        WorkerInfo {
+            id: "w".into(),
+            cores: 1,
+            memory_mb: 1,
+            environment_id: String::new(),
+            cached: Vec::new(),
+            wasm_runtime: wasm.into(),
+            model_runtime: model.into(),
+        }
+    }
+
+    #[test]
+    fn a_seat_of_each_kind_needs_its_runtime_and_both_need_both() {
+        let spec = TournamentSpec {
+            id: "t".into(),
+            name: "t".into(),
+            game: "grid-royale".into(),
+            format: Format::Swiss { rounds: 1 },
+            seats: 2,
+            base_seed: 0,
+            entrants: Vec::new(),
+            cancelled: false,
+            rules: Rules::default(),
+            limits: arena_engine::registry::find("grid-royale").unwrap().limits,
+            environment: None,
+            teams: Vec::new(),
+            wasm_entrants: vec!["w".into()],
+            wasm_runtime: Some("wasm-1".into()),
+            model_entrants: vec!["m".into()],
+            model_runtime: Some("model-1".into()),
+        };
+        let seats = |s: &[&str]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (plain, wasm, model, mixed) = (
+            seats(&["p", "q"]),
+            seats(&["w", "p"]),
+            seats(&["p", "m"]),
+            seats(&["m", "w"]),
+        );
+        let cases = [
+            (worker("", ""), [true, false, false, false]),
+            (worker("wasm-1", ""), [true, true, false, false]),
+            (worker("", "model-1"), [true, false, true, false]),
+            (worker("wasm-1", "model-2"), [true, true, false, false]),
+            (worker("wasm-2", "model-1"), [true, false, true, false]),
+            (worker("wasm-1", "model-1"), [true, true, true, true]),
+        ];
+        for (w, expected) in cases {
+            let got = [&plain, &wasm, &model, &mixed].map(|s| spec.may_play(&w, s));
+            assert_eq!(got, expected, "{w:?}");
+        }
+        // No runtime named: any of the kind.
+        let any = TournamentSpec {
+            model_runtime: None,
+            ..spec
+        };
+        assert!(any.may_play(&worker("", "model-9"), &model));
+        assert!(!any.may_play(&worker("wasm-1", ""), &model));
+    }
+}

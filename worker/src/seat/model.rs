@@ -45,8 +45,10 @@ impl ModelSupport {
 
     /// Names the evaluator (the ONNX runtime and its version), as workers
     /// announce it.
+    pub const RUNTIME_ID: &'static str = wire::RUNTIME_ID;
+
     pub fn runtime_id(&self) -> &'static str {
-        wire::RUNTIME_ID
+        Self::RUNTIME_ID
     }
 
     pub fn host_program(&self) -> &Path {

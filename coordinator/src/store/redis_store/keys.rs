@@ -30,6 +30,14 @@ pub const TOURNAMENT_WASM: &str = "arena:tournament_wasm";
 /// SET of the submissions that are WebAssembly bots (see
 /// [`crate::wasm`]), as tournaments with a WebAssembly entrant found them.
 pub const WASM_SUBMISSIONS: &str = "arena:wasm_submissions";
+/// HASH tournament id → the model runtime its matches with a model-graph
+/// seat must be played with (`""`: any runtime); only tournaments with a
+/// model-graph entrant have a field.
+pub const TOURNAMENT_MODEL: &str = "arena:tournament_model";
+/// SET of the submissions that are model-graph bots (see
+/// [`crate::model_graph`]), as tournaments with a model-graph entrant found
+/// them.
+pub const MODEL_SUBMISSIONS: &str = "arena:model_submissions";
 /// LIST of queued match ids; the head is leased next.
 pub const QUEUE: &str = "arena:queue";
 /// ZSET of current lease ids scored by expiry (ms).
@@ -140,6 +148,8 @@ pub const PATTERNS: &[&str] = &[
     TOURNAMENT_ENV,
     TOURNAMENT_WASM,
     WASM_SUBMISSIONS,
+    TOURNAMENT_MODEL,
+    MODEL_SUBMISSIONS,
     QUEUE,
     LEASES,
     LEASE_MATCH,

@@ -101,12 +101,16 @@ impl RedisStore {
             .key(keys::TOURNAMENT_ENV)
             .key(keys::TOURNAMENT_WASM)
             .key(keys::WASM_SUBMISSIONS)
+            .key(keys::TOURNAMENT_MODEL)
+            .key(keys::MODEL_SUBMISSIONS)
             .arg(&stored.id)
             .arg(json)
             .arg(if created_cancelled { "1" } else { "0" })
             .arg(stored.environment.as_deref().unwrap_or(""))
-            .arg(stored.wasm_runtime.as_deref().unwrap_or(""));
-        for entrant in &stored.wasm_entrants {
+            .arg(stored.wasm_runtime.as_deref().unwrap_or(""))
+            .arg(stored.model_runtime.as_deref().unwrap_or(""))
+            .arg(stored.wasm_entrants.len());
+        for entrant in stored.wasm_entrants.iter().chain(&stored.model_entrants) {
             script.arg(entrant);
         }
         let created: i64 = script.invoke_async(&mut self.conn()).await?;
@@ -217,6 +221,8 @@ impl RedisStore {
             .key(keys::WORKER_CACHED)
             .key(keys::WASM_SUBMISSIONS)
             .key(keys::TOURNAMENT_WASM)
+            .key(keys::MODEL_SUBMISSIONS)
+            .key(keys::TOURNAMENT_MODEL)
             .arg(worker)
             .arg(lease_id)
             .arg(expires_at_ms)

@@ -1,6 +1,6 @@
 -- The Lease call in one step: checks that the worker is registered, alive
--- and not quarantined, reads its environment, wasm runtime and build
--- cache, and leases it
+-- and not quarantined, reads its environment, wasm and model runtimes and
+-- build cache, and leases it
 -- a match as `take.lua` (prepended) chooses. One round trip, and no gap
 -- between the checks and the lease in which a quarantine could slip by.
 --
@@ -9,7 +9,7 @@
 -- KEYS[14]: arena:worker_seen    ZSET worker scored by last heartbeat (ms)
 -- KEYS[15]: arena:quarantined    SET of quarantined worker ids
 -- KEYS[16]: arena:worker_cached  HASH worker -> JSON array of entrant ids
--- KEYS[17 .. 18]: as in take.lua
+-- KEYS[17 .. 20]: as in take.lua
 -- ARGV[1]: worker id
 -- ARGV[2]: the new lease's id (random, chosen by the coordinator)
 -- ARGV[3]: expiry of the new lease (ms)
@@ -40,6 +40,11 @@ local wasm = registered['wasm_runtime']
 if type(wasm) ~= 'string' then
     wasm = ''
 end
+-- Workers registered before workers named one play no models.
+local model = registered['model_runtime']
+if type(model) ~= 'string' then
+    model = ''
+end
 local cached = {}
 local any_cached = false
 local built = redis.call('HGET', KEYS[16], worker)
@@ -50,4 +55,5 @@ if built then
     end
 end
 
-return take(worker, ARGV[2], ARGV[3], tonumber(ARGV[4]), environment, wasm, cached, any_cached)
+return take(worker, ARGV[2], ARGV[3], tonumber(ARGV[4]), environment, wasm, model, cached,
+    any_cached)

@@ -1,7 +1,7 @@
 -- Not a script of its own: the function that picks a queued match and
 -- leases it, prepended to `lease_worker.lua`, which checks the worker and
--- reads its cache, environment and wasm runtime first. It uses that
--- script's first twelve KEYS and its last two:
+-- reads its cache, environment and wasm and model runtimes first. It uses
+-- that script's first twelve KEYS and its last four:
 --
 -- KEYS[1]:  arena:queue             LIST of queued match ids
 -- KEYS[2]:  arena:match_seats       HASH match -> seats JSON array
@@ -17,12 +17,16 @@
 -- KEYS[12]: arena:tournament_env    HASH tournament -> required environment id
 -- KEYS[17]: arena:wasm_submissions  SET of submissions that are wasm bots
 -- KEYS[18]: arena:tournament_wasm   HASH tournament -> required wasm runtime
+-- KEYS[19]: arena:model_submissions SET of submissions that are model bots
+-- KEYS[20]: arena:tournament_model  HASH tournament -> required model runtime
 --
 -- Only matches the worker may play count: those of tournaments that name no
 -- environment or name the worker's, and of those, a match with a seat that
 -- is a wasm bot only if its tournament (one with a field in KEYS[18]) needs
 -- the worker's wasm runtime (`wasm`, '' for none), or any runtime (''), and
--- the worker has one. Of those, the first, unless one of the
+-- the worker has one; likewise a match with a seat that is a model bot
+-- (KEYS[19], KEYS[20]) and the worker's model runtime (`model`). A match
+-- with seats of both kinds needs both. Of those, the first, unless one of the
 -- first `window` has every entrant in `cached` (a set: entrant -> true), in
 -- which case the first such match. A baseline seat (`baseline:NAME`,
 -- model::BASELINE_PREFIX) needs no build and always counts as cached.
@@ -33,17 +37,19 @@
 -- The cost is bounded by the window, not the queue's length, as long as
 -- the queue's head holds matches this worker may play.
 
--- Whether a worker with wasm runtime `wasm` may play match `id` of
--- `tournament` as far as its wasm seats go.
-local function wasm_allows(id, tournament, wasm)
-    local needs = redis.call('HGET', KEYS[18], tournament)
-    if not needs or (wasm ~= '' and (needs == '' or needs == wasm)) then
+-- Whether a worker with runtime `runtime` ('' for none) of one kind may
+-- play match `id` of `tournament` as far as its seats of that kind go:
+-- `needs_key` maps tournaments to the runtime they need, `bots_key` holds
+-- the submissions of that kind.
+local function runtime_allows(id, tournament, runtime, needs_key, bots_key)
+    local needs = redis.call('HGET', needs_key, tournament)
+    if not needs or (runtime ~= '' and (needs == '' or needs == runtime)) then
         return true
     end
     local seats = redis.call('HGET', KEYS[2], id)
     if seats then
         for _, entrant in ipairs(cjson.decode(seats)) do
-            if redis.call('SISMEMBER', KEYS[17], entrant) == 1 then
+            if redis.call('SISMEMBER', bots_key, entrant) == 1 then
                 return false
             end
         end
@@ -51,7 +57,7 @@ local function wasm_allows(id, tournament, wasm)
     return true
 end
 
-local function take(worker, lease, expires, window, environment, wasm, cached, any_cached)
+local function take(worker, lease, expires, window, environment, wasm, model, cached, any_cached)
     if redis.call('HEXISTS', KEYS[7], lease) == 1 then
         return redis.error_reply('ARENA_DUPLICATE_LEASE ' .. lease)
     end
@@ -73,7 +79,9 @@ local function take(worker, lease, expires, window, environment, wasm, cached, a
         for _, id in ipairs(queued) do
             local tournament = redis.call('HGET', KEYS[9], id) or ''
             local needs = redis.call('HGET', KEYS[12], tournament)
-            if (not needs or needs == environment) and wasm_allows(id, tournament, wasm) then
+            if (not needs or needs == environment)
+                and runtime_allows(id, tournament, wasm, KEYS[18], KEYS[17])
+                and runtime_allows(id, tournament, model, KEYS[20], KEYS[19]) then
                 head[#head + 1] = id
                 if #head == window then
                     break
