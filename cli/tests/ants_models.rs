@@ -72,7 +72,7 @@ fn path(p: &Path) -> &str {
 }
 
 fn short_game() -> [&'static str; 2] {
-    ["--rule", "max_turns=60"]
+    ["--rules", "max_turns=60"]
 }
 
 #[test]

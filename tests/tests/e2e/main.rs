@@ -12,6 +12,7 @@
 mod support;
 
 mod admin_commands;
+mod ants_tournaments;
 mod auth;
 mod classic_tournaments;
 mod coordinator_restart;
