@@ -19,6 +19,7 @@
 //! Nothing here touches files, clocks, threads or the network, and iteration
 //! never depends on hash order: the same inputs give the same bytes.
 
+pub mod ants;
 pub mod game;
 pub mod generals;
 pub mod generals_classic;

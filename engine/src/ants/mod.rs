@@ -1,0 +1,3 @@
+//! Temporary stand-in for the Ants engine module (replaced at merge).
+
+pub mod adapters;
