@@ -55,7 +55,6 @@ fn busy_frame(rows: usize, cols: usize, ants: usize) -> Vec<u8> {
             (0..cols)
                 .map(|c| if (r * 7 + c * 3) % 23 == 0 { '%' } else { '.' })
                 .collect::<String>()
-                .replace('%', "%")
         })
         .map(|row| format!("\"{row}\""))
         .collect();

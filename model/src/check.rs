@@ -246,7 +246,7 @@ fn load_unguarded(
     let fits = head_fact.shape.rank() == 2
         && head_fact.shape[0] == TDim::Sym(sizes.rows.clone())
         && head_fact.shape[1] == TDim::Val(width as i64);
-    let head_shape: Vec<String> = head_fact.shape.iter().map(|d| show(d)).collect();
+    let head_shape: Vec<String> = head_fact.shape.iter().map(show).collect();
     if !fits || head_fact.datum_type != f32::datum_type() {
         return Err(Refusal::HeadShape {
             output: head,

@@ -22,7 +22,7 @@ fn bot(path: &str) -> PathBuf {
 
 /// A 12x16 board: three ants of mine, food, an enemy group, water.
 fn frame() -> Vec<u8> {
-    let mut map = vec![b'.'; 12 * 16];
+    let mut map = [b'.'; 12 * 16];
     for c in 0..16 {
         map[11 * 16 + c] = b'?';
     }
@@ -240,4 +240,60 @@ fn refusals_name_the_input_and_the_problem() {
         check(dir.path(), &INTERFACE, &LIMITS),
         Err(Refusal::Load(_))
     ));
+}
+
+#[test]
+fn the_host_says_ready_then_answers_every_turn_in_order() {
+    use crate::wire::{HostMessage, TurnRequest, write_turn};
+    let mut input = Vec::new();
+    for (deadline_ms, frame) in [
+        (60_000, frame()),
+        (60_000, b"garbage\n".to_vec()),
+        (60_000, frame()),
+    ] {
+        write_turn(&TurnRequest { deadline_ms, frame }, &mut input);
+    }
+    let mut output = Vec::new();
+    let mut log = Vec::new();
+    crate::host::serve(
+        &bot("ants-models/stay"),
+        &INTERFACE,
+        &LIMITS,
+        &mut std::io::Cursor::new(input),
+        &mut output,
+        &mut log,
+    )
+    .unwrap();
+    let lines: Vec<HostMessage> = output
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| HostMessage::parse(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(matches!(&lines[0], HostMessage::Ready(r) if r.head.output == "scores"));
+    assert!(matches!(&lines[1], HostMessage::Ok { reply, .. } if reply == br#"{"orders":"---"}"#));
+    assert!(matches!(&lines[2], HostMessage::Strike { kind, .. } if kind == "adapter"));
+    assert!(matches!(&lines[3], HostMessage::Ok { .. }));
+    assert!(String::from_utf8_lossy(&log).contains("[arena: strike: adapter:"));
+}
+
+#[test]
+fn the_host_refuses_a_malformed_model_and_stops() {
+    use crate::wire::HostMessage;
+    let mut output = Vec::new();
+    crate::host::serve(
+        &bot("test/ants-models/unsupported-op"),
+        &INTERFACE,
+        &LIMITS,
+        &mut std::io::Cursor::new(b"turn 10 2\n{}".to_vec()),
+        &mut output,
+        &mut Vec::new(),
+    )
+    .unwrap();
+    let line = &output[..output.len() - 1];
+    assert!(
+        matches!(HostMessage::parse(line), Some(HostMessage::Refused(r)) if r.contains("unsupported operator Det")),
+        "{}",
+        String::from_utf8_lossy(&output)
+    );
 }

@@ -28,8 +28,11 @@ pub struct ModelInterface {
     pub reference_rows: usize,
     /// Reads one frame (the bytes the seat would have been sent) into a
     /// view that builds inputs and the reply.
-    pub decode: fn(&[u8]) -> Result<Box<dyn FrameView>, AdapterError>,
+    pub decode: DecodeFrame,
 }
+
+/// A game's frame reader (see [`ModelInterface::decode`]).
+pub type DecodeFrame = fn(&[u8]) -> Result<Box<dyn FrameView>, AdapterError>;
 
 impl ModelInterface {
     /// The adapter called `name`.
