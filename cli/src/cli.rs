@@ -43,6 +43,59 @@ pub enum Command {
     /// host wire on stdin and stdout; not for people).
     #[command(hide = true)]
     WasmHost(WasmHostArgs),
+    /// The model-graph host a worker starts in a seat's sandbox (speaks the
+    /// model wire on stdin and stdout; not for people).
+    #[command(hide = true)]
+    ModelHost(ModelHostArgs),
+    /// Work with model-graph bots (`bot.toml` + `model.onnx`).
+    Model(ModelArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ModelHostArgs {
+    /// The game whose adapters feed the graph.
+    #[arg(long)]
+    pub game: String,
+    /// The largest `model.onnx`, in bytes.
+    #[arg(long)]
+    pub max_bytes: u64,
+    /// The most multiply-accumulates a turn may be estimated to cost.
+    #[arg(long)]
+    pub max_macs: u64,
+    /// The bot's built directory (holds bot.toml and model.onnx).
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    #[command(subcommand)]
+    pub command: ModelCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelCommand {
+    /// Run the build-time check on a model directory, as the platform will,
+    /// and print its report (exit 1 with the reason if it is refused).
+    Check(ModelCheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ModelCheckArgs {
+    /// The model directory (holds bot.toml and model.onnx).
+    pub dir: PathBuf,
+    /// The game (see `arena games`).
+    #[arg(long)]
+    pub game: String,
+    /// Overrides the game's size limit, in bytes.
+    #[arg(long)]
+    pub max_bytes: Option<u64>,
+    /// Overrides the game's cost limit, in multiply-accumulates a turn.
+    #[arg(long)]
+    pub max_macs: Option<u64>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -607,6 +660,36 @@ mod tests {
             let one = [args, vec!["--lease-ttl", "1"]].concat();
             assert!(Cli::try_parse_from(&one).is_ok(), "{command}");
         }
+    }
+
+    #[test]
+    fn model_host_and_model_check_parse() {
+        let cli = Cli::try_parse_from([
+            "arena",
+            "model-host",
+            "--game",
+            "ants",
+            "--max-bytes",
+            "1000",
+            "--max-macs",
+            "5",
+        ])
+        .unwrap();
+        let Command::ModelHost(args) = cli.command else {
+            panic!("not model-host");
+        };
+        assert_eq!((args.max_bytes, args.max_macs), (1000, 5));
+        assert_eq!(args.dir, PathBuf::from("."));
+        let cli =
+            Cli::try_parse_from(["arena", "model", "check", "bots/x", "--game", "ants"]).unwrap();
+        let Command::Model(ModelArgs {
+            command: ModelCommand::Check(args),
+        }) = cli.command
+        else {
+            panic!("not model check");
+        };
+        assert_eq!(args.dir, PathBuf::from("bots/x"));
+        assert_eq!(args.max_macs, None);
     }
 
     #[test]

@@ -115,7 +115,10 @@ pub fn wasm_support(args: &SandboxArgs) -> anyhow::Result<Arc<WasmSupport>> {
 
 /// How model-graph seats are played: the host is this program.
 pub fn model_support() -> anyhow::Result<Arc<ModelSupport>> {
-    Ok(Arc::new(ModelSupport::new(this_program()?)))
+    Ok(Arc::new(ModelSupport::new(
+        this_program()?,
+        arena_model::runtime_id(),
+    )))
 }
 
 /// The model runtime this build's workers play model-graph seats with (the
@@ -123,7 +126,7 @@ pub fn model_support() -> anyhow::Result<Arc<ModelSupport>> {
 /// tournament create` and `arena run` record it for a tournament with
 /// model-graph entrants.
 pub fn model_runtime_id() -> String {
-    ModelSupport::RUNTIME_ID.to_owned()
+    arena_model::runtime_id().to_owned()
 }
 
 /// Where builds are cached.

@@ -18,6 +18,7 @@ mod games;
 mod internal_bot;
 mod launch;
 mod metrics_http;
+mod model_host;
 mod play;
 mod replay;
 mod run;
@@ -57,5 +58,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => bench::run(args),
         Command::InternalBot(args) => internal_bot::run(args),
         Command::WasmHost(args) => wasm_host::run(args),
+        Command::ModelHost(args) => model_host::run(args),
+        Command::Model(args) => model_host::model(args),
     }
 }

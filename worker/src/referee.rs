@@ -320,7 +320,7 @@ fn start_model(
     let (Some(models), Some(model_limits)) = (config.models.as_ref(), config.model) else {
         return Err(RunnerError::NoModels { seat });
     };
-    let args = models.host_args(game, &model_limits, config.line_cap);
+    let args = models.host_args(game, &model_limits);
     let host_limits = ProcessLimits {
         line_cap: ModelSeat::host_line_cap(config.line_cap),
         ..limits

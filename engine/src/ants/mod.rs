@@ -9,7 +9,8 @@
 //! [`rules`] the six steps of a turn, [`food`] the symmetric random food,
 //! [`vision`] sight and knowledge, [`end`] the endings and the placement;
 //! [`orders`] a seat's positional orders; [`protocol`] the handshake,
-//! frame, reply and dump; [`baseline`] the in-engine `hold` and `forage`.
+//! frame, reply and dump; [`baseline`] the in-engine `hold` and `forage`;
+//! [`adapters`] the tensors model-graph seats see (the `ants/1` set).
 //! [`ENTRY`] registers the game.
 //!
 //! # Points the rules leave open, pinned here
@@ -38,6 +39,7 @@
 //! * A colony without ants after a turn is out for good (it can gather
 //!   nothing more), so it is never asked again.
 
+pub mod adapters;
 pub mod baseline;
 pub mod end;
 pub mod food;
@@ -120,7 +122,7 @@ pub static ENTRY: GameEntry = GameEntry {
         RuntimeKind::Model,
     ],
     baselines: &baseline::NAMES,
-    model: None,
+    model: Some(&adapters::INTERFACE),
     new_match: |setup| {
         from_rules(setup.seed, setup.seats, setup.rules)
             .map(Session::boxed)

@@ -36,19 +36,23 @@ pub struct ModelSupport {
     /// The `arena` executable: `arena model-host` is the host. It must be
     /// visible inside the sandbox at this same path.
     host_program: PathBuf,
+    runtime_id: String,
 }
 
 impl ModelSupport {
-    pub fn new(host_program: PathBuf) -> ModelSupport {
-        ModelSupport { host_program }
+    /// Model seats played by `host_program`'s model host, which evaluates
+    /// with the runtime `runtime_id` names.
+    pub fn new(host_program: PathBuf, runtime_id: impl Into<String>) -> ModelSupport {
+        ModelSupport {
+            host_program,
+            runtime_id: runtime_id.into(),
+        }
     }
 
     /// Names the evaluator (the ONNX runtime and its version), as workers
     /// announce it.
-    pub const RUNTIME_ID: &'static str = wire::RUNTIME_ID;
-
-    pub fn runtime_id(&self) -> &'static str {
-        Self::RUNTIME_ID
+    pub fn runtime_id(&self) -> &str {
+        &self.runtime_id
     }
 
     pub fn host_program(&self) -> &Path {
@@ -56,7 +60,7 @@ impl ModelSupport {
     }
 
     /// The host's arguments for one seat of `game`.
-    pub fn host_args(&self, game: &str, limits: &ModelLimits, line_cap: usize) -> Vec<OsString> {
+    pub fn host_args(&self, game: &str, limits: &ModelLimits) -> Vec<OsString> {
         [
             "model-host".to_owned(),
             "--game".to_owned(),
@@ -65,8 +69,6 @@ impl ModelSupport {
             limits.max_bytes.to_string(),
             "--max-macs".to_owned(),
             limits.max_macs.to_string(),
-            "--line-cap".to_owned(),
-            line_cap.to_string(),
         ]
         .into_iter()
         .map(OsString::from)
@@ -209,8 +211,6 @@ fn last_line(frame: &[u8]) -> &[u8] {
 /// The host's wire, seen from the worker.
 mod wire {
     use std::time::Duration;
-
-    pub const RUNTIME_ID: &str = "tract-onnx-0.23.9";
 
     /// Room for the host's words around a reply line.
     pub const ANSWER_OVERHEAD: usize = 64;
