@@ -11,6 +11,12 @@ use arena_engine::registry::{self, ModelInterface, ModelLimits};
 use crate::cli::{ModelArgs, ModelCheckArgs, ModelCommand, ModelHostArgs};
 
 pub fn run(args: ModelHostArgs) -> anyhow::Result<ExitCode> {
+    // tract panics on some hostile graphs; the host turns each into a
+    // strike or a refusal, so one line in the bot's log is enough (the
+    // default hook would write a backtrace every turn).
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("[arena: the evaluator panicked: {info}]");
+    }));
     let interface = interface(&args.game)?;
     let limits = ModelLimits {
         max_bytes: args.max_bytes,

@@ -8,7 +8,7 @@
 //! a process bot would have sent.
 //!
 //! Layout: [`config`] reads and checks `bot.toml`; [`check`] loads,
-//! types and costs the graph (the build-time check, also run by the host
+//! types and costs the graph (typing and costing in `cost`) (the build-time check, also run by the host
 //! before it plays); [`policy`] evaluates one frame; [`wire`] is what the
 //! worker and [`host`] (`arena model-host`) say to each other.
 //!
@@ -17,6 +17,7 @@
 
 pub mod check;
 pub mod config;
+mod cost;
 pub mod host;
 pub mod policy;
 pub mod wire;
