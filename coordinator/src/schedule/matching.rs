@@ -21,6 +21,9 @@
 //! [`solve_sparse`] runs it on a sparse candidate set and keeps the final
 //! duals, which `schedule::pricing` uses as an optimality certificate for the
 //! Swiss scheduler's implicit complete graph.
+//! [`solve_sparse_in_two`] does the same in two phases (a part of the edges,
+//! then the rest), which is how the scheduler's first solve keeps its trees
+//! inside score groups.
 
 use std::cmp::Ordering;
 
@@ -232,6 +235,42 @@ pub fn solve_sparse(
     Ok(SparseSolution { matcher, chains })
 }
 
+/// [`solve_sparse`] of `inner` followed by `outer`, in two phases: first
+/// the graph of the `inner` edges alone (each root whose tree gets stuck is
+/// left single), then the `outer` edges are added to that state as
+/// [`SparseSolution::resolve`] adds edges, and the vertices still single are
+/// matched. When the `inner` edges hold most of an optimal matching (the
+/// Swiss scheduler's edges within score groups), the first phase is many
+/// small independent problems whose trees cannot wander into other groups,
+/// and the second takes about one stage per floater. The result is what
+/// [`solve_sparse`] promises for the edge list `inner ++ outer` (the order
+/// later resolves must keep).
+pub fn solve_sparse_in_two(
+    vertices: usize,
+    inner: &[(usize, usize, Weight)],
+    outer: &[(usize, usize, Weight)],
+) -> Result<SparseSolution, MatchingError> {
+    let all: Vec<(usize, usize, Weight)> = inner.iter().chain(outer).copied().collect();
+    validate(vertices, &all)?;
+    let mut matcher = Matcher::new(vertices, inner);
+    // Every dual starts at the cold start's value for *all* edges, so a
+    // vertex with no inner edge (the ghost) has the parity of the others and
+    // is feasible on its outer edges.
+    let top = all.iter().map(|e| e.2).max().unwrap_or(0).max(0);
+    matcher.dualvar[..vertices].fill(top);
+    matcher.jump_start();
+    matcher.skip_stuck = true;
+    matcher.run_single_tree();
+    matcher.skip_stuck = false;
+    matcher.add_edges(outer);
+    matcher.run_single_tree();
+    if matcher.mate.contains(&NONE) {
+        return solve_sparse(vertices, &all);
+    }
+    let chains = matcher.blossom_chains();
+    Ok(SparseSolution { matcher, chains })
+}
+
 fn validate(vertices: usize, edges: &[(usize, usize, Weight)]) -> Result<(), MatchingError> {
     // Duals start at the largest weight and move by at most a few times the
     // spread of weights; keeping |w| below 2^120 leaves ample headroom.
@@ -341,9 +380,20 @@ struct Matcher {
     /// The total of the stage's steps so far.
     stepped: Weight,
     stage_no: u64,
-    /// Vertices below this are matched (single-tree roots are taken in
-    /// vertex order).
+    /// Vertices below this are matched or were roots of stuck trees
+    /// (single-tree roots are taken in vertex order).
     next_root: usize,
+    /// Single-tree stages: when a tree gets stuck, leave its root single and
+    /// go on with the next one instead of stopping (see
+    /// [`solve_sparse_in_two`]).
+    skip_stuck: bool,
+    /// Scratch space of [`Self::add_blossom`]: per blossom, the least-slack
+    /// edge to it and that slack (all `NONE` between calls), and which
+    /// entries are set.
+    near_blossoms: Vec<(usize, Weight)>,
+    near_used: Vec<usize>,
+    /// Scratch space for a sub-blossom's leaves.
+    leaf_scratch: Vec<usize>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -456,6 +506,10 @@ impl Matcher {
             stepped: 0,
             stage_no: 1,
             next_root: 0,
+            skip_stuck: false,
+            near_blossoms: Vec::new(),
+            near_used: Vec::new(),
+            leaf_scratch: Vec::new(),
         }
     }
 
@@ -735,9 +789,18 @@ impl Matcher {
     fn collect_leaves(&self, b: usize, out: &mut Vec<usize>) {
         if b < self.nv {
             out.push(b);
-        } else {
-            for &t in &self.blossomchilds[b] {
-                self.collect_leaves(t, out);
+            return;
+        }
+        // Depth first without recursion (blossoms can nest deeply in large
+        // fields): one iterator per open level.
+        let mut open = vec![self.blossomchilds[b].iter()];
+        while let Some(level) = open.last_mut() {
+            match level.next() {
+                Some(&t) if t < self.nv => out.push(t),
+                Some(&t) => open.push(self.blossomchilds[t].iter()),
+                None => {
+                    open.pop();
+                }
             }
         }
     }
@@ -890,36 +953,66 @@ impl Matcher {
             }
             self.inblossom[v] = b;
         }
-        // Least-slack edges from the new blossom to other S-blossoms.
-        let mut bestedgeto = vec![NONE; 2 * self.nv];
+        // Least-slack edges from the new blossom to other S-blossoms, kept
+        // in scratch space indexed by blossom: a fresh `2·nv` array per new
+        // blossom, scanned whole, was most of the cost of small blossoms in
+        // large graphs.
+        let mut near = std::mem::take(&mut self.near_blossoms);
+        let mut used = std::mem::take(&mut self.near_used);
+        near.resize(2 * self.nv, (NONE, 0));
+        let mut note = |bj: usize, kk: usize, slack: Weight, used: &mut Vec<usize>| {
+            let entry = &mut near[bj];
+            if entry.0 == NONE {
+                used.push(bj);
+                *entry = (kk, slack);
+            } else if slack < entry.1 {
+                *entry = (kk, slack);
+            }
+        };
         for &sub in &path {
-            let candidates: Vec<usize> = match self.blossombestedges[sub].take() {
-                Some(list) => list,
-                None => {
-                    let mut ks = Vec::new();
-                    for leaf in self.leaves(sub) {
-                        for idx in self.adj_start[leaf]..self.adj_start[leaf + 1] {
-                            ks.push(self.adjacency[idx].p / 2);
+            match self.blossombestedges[sub].take() {
+                Some(list) => {
+                    for kk in list {
+                        // The far end of the edge, seen from the new blossom.
+                        let Edge { u, v, .. } = self.edges[kk];
+                        let j = if self.inblossom[v] == b { u } else { v };
+                        let bj = self.inblossom[j];
+                        if bj != b && self.label[bj] == S {
+                            note(bj, kk, self.slack(kk), &mut used);
                         }
                     }
-                    ks
                 }
-            };
-            for kk in candidates {
-                // The far end of the edge, seen from the new blossom.
-                let Edge { u, v, .. } = self.edges[kk];
-                let j = if self.inblossom[v] == b { u } else { v };
-                let bj = self.inblossom[j];
-                if bj != b
-                    && self.label[bj] == S
-                    && (bestedgeto[bj] == NONE || self.slack(kk) < self.slack(bestedgeto[bj]))
-                {
-                    bestedgeto[bj] = kk;
+                None => {
+                    // Every edge of every leaf, read from the adjacency
+                    // (far end and weight at hand).
+                    let mut leaves = std::mem::take(&mut self.leaf_scratch);
+                    leaves.clear();
+                    self.collect_leaves(sub, &mut leaves);
+                    for &leaf in &leaves {
+                        let dual = self.dualvar[leaf];
+                        for a in &self.adjacency[self.adj_start[leaf]..self.adj_start[leaf + 1]] {
+                            let bj = self.inblossom[a.w];
+                            if bj != b && self.label[bj] == S {
+                                let slack = dual + self.dualvar[a.w] - 2 * a.weight;
+                                note(bj, a.p / 2, slack, &mut used);
+                            }
+                        }
+                    }
+                    self.leaf_scratch = leaves;
                 }
             }
             self.bestedge[sub] = NONE;
         }
-        let list: Vec<usize> = bestedgeto.into_iter().filter(|&k| k != NONE).collect();
+        // In blossom order, as a scan of the whole array gave them (the
+        // order decides ties, so results stay as they were).
+        used.sort_unstable();
+        let list: Vec<usize> = used
+            .iter()
+            .map(|&bj| std::mem::replace(&mut near[bj], (NONE, 0)).0)
+            .collect();
+        used.clear();
+        self.near_blossoms = near;
+        self.near_used = used;
         let mut best = NONE;
         for &kk in &list {
             if best == NONE || self.slack(kk) < self.slack(best) {
@@ -1144,7 +1237,9 @@ impl Matcher {
     }
 
     fn run(&mut self, max_cardinality: bool) {
-        for _ in 0..self.nv {
+        // A bound only: each stage augments, or (skipping stuck trees)
+        // passes a root for good.
+        for _ in 0..2 * self.nv {
             if !self.stage(max_cardinality) {
                 break;
             }
@@ -1224,6 +1319,12 @@ impl Matcher {
                 return true;
             }
             match self.compute_delta(max_cardinality) {
+                Delta::VertexDual if self.single_tree && self.skip_stuck => {
+                    // This root cannot be matched on these edges; leave it
+                    // for a later solve with more of them.
+                    self.next_root += 1;
+                    return true;
+                }
                 Delta::VertexDual => return false,
                 Delta::SFree(k) => {
                     self.allow(k);
@@ -1700,6 +1801,51 @@ mod tests {
             };
             assert_eq!(weight(&warm), weight(&cold), "round {round}: {edges:?}");
             if warm.iter().all(Option::is_some) {
+                for &(a, b, w) in &edges {
+                    assert!(solution.slack(a, b, w) >= 0, "round {round}: {a}-{b}");
+                }
+            }
+        }
+    }
+
+    /// The two-phase solve (a random part of the edges first, stuck trees
+    /// left single, then the rest) finds as heavy a maximum-cardinality
+    /// matching as the cold complete solve, and where it is perfect its
+    /// duals leave no negative slack on any edge.
+    #[test]
+    fn two_phase_solve_matches_cold_solve() {
+        let mut state = 0x2fa5_e5ee_u64;
+        let mut next = move |bound: u64| {
+            state = crate::schedule::splitmix64(state);
+            state % bound
+        };
+        for round in 0..3000 {
+            let nv = 2 + next(12) as usize;
+            let mut edges = random_edges(&mut next, nv, round);
+            // Inner edges: those within a random split of the vertices.
+            let side: Vec<u64> = (0..nv).map(|_| next(3)).collect();
+            edges.sort_by_key(|&(a, b, _)| side[a] != side[b]);
+            let split = edges.iter().take_while(|e| side[e.0] == side[e.1]).count();
+            let cold = max_weight_matching(nv, &edges, true).expect("valid");
+            let solution =
+                solve_sparse_in_two(nv, &edges[..split], &edges[split..]).expect("valid");
+            let two = solution.mates();
+            let weight = |mate: &[Option<usize>]| -> (usize, Weight) {
+                let pairs = pairs(mate);
+                let w = pairs
+                    .iter()
+                    .map(|&(a, b)| {
+                        edges
+                            .iter()
+                            .find(|e| (e.0.min(e.1), e.0.max(e.1)) == (a, b))
+                            .expect("matched pairs are edges")
+                            .2
+                    })
+                    .sum();
+                (pairs.len(), w)
+            };
+            assert_eq!(weight(&two), weight(&cold), "round {round}: {edges:?}");
+            if two.iter().all(Option::is_some) {
                 for &(a, b, w) in &edges {
                     assert!(solution.slack(a, b, w) >= 0, "round {round}: {a}-{b}");
                 }

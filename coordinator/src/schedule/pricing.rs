@@ -50,6 +50,16 @@
 //! Ghost edges are all candidates (there are at most `n`), so they need no
 //! check.
 //!
+//! # The first solve
+//!
+//! The candidate edges within a score group come first, and the first solve
+//! ([`solve_sparse_in_two`]) matches each group on them alone before the
+//! edges across groups are added and the floaters matched: a tree grown
+//! from a single vertex then stays inside its group instead of spreading
+//! across the field. Later solves re-solve warm, as before. This only
+//! changes how the optimum of the candidate graph is found, not what is
+//! certified.
+//!
 //! # Candidates
 //!
 //! What makes this fast is a candidate set on which the sparse optimum's
@@ -63,7 +73,7 @@
 use std::collections::HashSet;
 
 use super::ScheduleError;
-use super::matching::{SparseSolution, Weight, max_weight_matching, solve_sparse};
+use super::matching::{SparseSolution, Weight, max_weight_matching, solve_sparse_in_two};
 use super::swiss::{PairingGraph, Traits};
 
 /// Blocks (partner classes, best first) each vertex takes candidates from.
@@ -217,6 +227,16 @@ pub(super) fn perfect_matching(graph: &PairingGraph) -> Result<Vec<Option<usize>
     for (a, b) in candidates(graph, &classes) {
         add(a, b, &mut edges);
     }
+    // Edges within a score group first: the first solve matches each group
+    // on its own edges, then the floaters across groups (see
+    // `solve_sparse_in_two`); later solves keep this order.
+    let n = graph.real();
+    let (mut inside, across): (Vec<_>, Vec<_>) = edges
+        .iter()
+        .partition(|&&(a, b, _)| b < n && graph.traits(a).points == graph.traits(b).points);
+    let split = inside.len();
+    inside.extend(across);
+    edges = inside;
     let internal = |e: super::matching::MatchingError| ScheduleError::Internal(e.to_string());
     let mut solution: Option<SparseSolution> = None;
     for round in 0.. {
@@ -227,7 +247,7 @@ pub(super) fn perfect_matching(graph: &PairingGraph) -> Result<Vec<Option<usize>
         // Each round after the first starts from the last one's optimum
         // (the candidates only grew); see `SparseSolution::resolve`.
         let solved = match solution.take() {
-            None => solve_sparse(nv, &edges),
+            None => solve_sparse_in_two(nv, &edges[..split], &edges[split..]),
             Some(last) => last.resolve(&edges),
         }
         .map_err(internal)?;

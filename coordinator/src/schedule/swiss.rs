@@ -327,7 +327,7 @@ pub struct PairingGraph {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(super) struct Traits {
     /// Points, in [`SCORE_UNIT`]s.
-    points: i64,
+    pub(super) points: i64,
     /// Games in seat 0 minus games in seat 1.
     balance: i64,
     last_seat: Option<usize>,
