@@ -137,7 +137,11 @@ fn a_graph_over_the_cost_limit_is_refused() {
     let played = play(&[path(&starter), path(&stay)], &args);
     let p = &played.result["players"][0];
     assert_eq!(p["forfeit"], "build_failed", "{p}");
-    assert!(played.logs[0].contains("macs"), "{}", played.logs[0]);
+    assert!(
+        played.logs[0].contains("multiply-accumulates"),
+        "{}",
+        played.logs[0]
+    );
 }
 
 #[test]
@@ -159,7 +163,17 @@ fn a_graph_too_slow_for_the_deadline_takes_strikes() {
     let stay = model("stay");
     let slow = malformed("too-slow");
     let mut args = short_game().to_vec();
-    args.extend_from_slice(&["--fault-limit", "2", "--move-ms", "20", "--first-move-ms", "20"]);
+    // Past the default cost limit on purpose: the deadline must catch it.
+    args.extend_from_slice(&[
+        "--fault-limit",
+        "2",
+        "--move-ms",
+        "20",
+        "--first-move-ms",
+        "20",
+        "--model-macs",
+        "5000000000",
+    ]);
     let played = play(&[path(&slow), path(&stay)], &args);
     let p = &played.result["players"][0];
     assert_eq!(p["faults"]["strike"], 2, "{p}\n{}", played.logs[0]);

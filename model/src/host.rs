@@ -123,7 +123,10 @@ impl Evaluator {
         let gone = || std::io::Error::other("the evaluation thread is gone");
         if self.busy.get() {
             // The late turn's answer is owed nothing: it was struck already.
-            match self.answers.recv_timeout(due.saturating_duration_since(Instant::now())) {
+            match self
+                .answers
+                .recv_timeout(due.saturating_duration_since(Instant::now()))
+            {
                 Ok(_) => self.busy.set(false),
                 Err(RecvTimeoutError::Timeout) => return Ok(Err(late())),
                 Err(RecvTimeoutError::Disconnected) => return Err(gone()),
@@ -131,7 +134,10 @@ impl Evaluator {
         }
         self.frames.send((frame, deadline)).map_err(|_| gone())?;
         self.busy.set(true);
-        match self.answers.recv_timeout(due.saturating_duration_since(Instant::now())) {
+        match self
+            .answers
+            .recv_timeout(due.saturating_duration_since(Instant::now()))
+        {
             Ok(result) => {
                 self.busy.set(false);
                 Ok(result)

@@ -79,8 +79,8 @@ fn row<'a>(rows: &'a [serde_json::Value], entrant: &str) -> &'a serde_json::Valu
 fn points_match(rows: &[serde_json::Value], points: &BTreeMap<String, f64>) {
     for r in rows {
         let entrant = r["entrant"].as_str().expect("entrant");
-        let expected = points.get(entrant).copied().unwrap_or(0.0)
-            + r["byes"].as_f64().expect("byes");
+        let expected =
+            points.get(entrant).copied().unwrap_or(0.0) + r["byes"].as_f64().expect("byes");
         assert!(
             (r["points"].as_f64().expect("points") - expected).abs() < 1e-9,
             "{r}"
