@@ -53,4 +53,15 @@ if [ -n "$missing" ]; then
     "${as_root[@]}" apt-get install -y -qq $missing
 fi
 
+# The Ants models are rebuilt by bots/ants-models/build.py in a test, which
+# needs the `onnx` package of PyPI for whichever python3 is first on PATH
+# (the test runs it outside the sandbox). Pinned: the bytes it writes are
+# compared with the committed models.
+if ! python3 -c 'import onnx' >/dev/null 2>&1; then
+    echo "test.sh: installing the onnx Python package" >&2
+    pip=(python3 -m pip install --quiet --disable-pip-version-check onnx==1.23.2)
+    # A Debian python3 refuses packages outside apt unless told otherwise.
+    "${pip[@]}" || "${pip[@]}" --break-system-packages
+fi
+
 exec cargo test --workspace --locked "$@"

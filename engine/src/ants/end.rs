@@ -112,11 +112,8 @@ impl Ants {
                 u32::try_from(ahead).unwrap_or(u32::MAX)
             })
             .collect();
-        self.outcome = Some(Outcome {
-            ranks,
-            scores: self.scores.iter().map(|&s| s as f64).collect(),
-            teams: Vec::new(),
-            reason: reason.to_owned(),
-        });
+        // Standings add up placement points, as in every game; the colony's
+        // own points travel as its `points` counter (and in the dump).
+        self.outcome = Some(Outcome::ranked(ranks, reason));
     }
 }

@@ -222,6 +222,14 @@ impl Game for Ants {
     fn seat_stats(&self, seat: Seat) -> Vec<(&'static str, u64)> {
         let stats = self.stats.get(seat).copied().unwrap_or_default();
         vec![
+            // The colony's own points (never below zero: a colony loses one
+            // per hill of its own razed, and starts with one per hill).
+            (
+                "points",
+                self.scores()
+                    .get(seat)
+                    .map_or(0, |&s| u64::try_from(s).unwrap_or(0)),
+            ),
             ("ants", self.ant_count(seat) as u64),
             ("ants_spawned", stats.ants_spawned),
             ("food_gathered", stats.food_gathered),

@@ -381,5 +381,5 @@ fn the_turn_limit_ends_a_level_match_in_a_shared_first_place() {
     let outcome = turn(&mut g, &["-", "-"]).expect("three turns played");
     assert_eq!(outcome.reason, "turn_limit");
     assert_eq!(outcome.ranks, vec![0, 0]);
-    assert_eq!(outcome.scores, vec![1.0, 1.0]);
+    assert_eq!(outcome.scores, vec![0.5, 0.5]);
 }

@@ -60,7 +60,7 @@ fn own_ants_colliding_die_without_a_killer_and_blue_is_credited() {
     assert_eq!(g.scores(), &[0, 3]);
     assert_eq!(outcome.reason, "lone_survivor");
     assert_eq!(outcome.ranks, vec![1, 0]);
-    assert_eq!(outcome.scores, vec![0.0, 3.0]);
+    assert_eq!(outcome.scores, vec![0.0, 1.0]);
     assert_eq!(g.turn(), 3);
 }
 
@@ -94,7 +94,7 @@ fn two_lone_ants_closing_to_distance_five_kill_each_other() {
     assert!(g.razings().is_empty());
     assert_eq!(outcome.reason, "extermination");
     assert_eq!(outcome.ranks, vec![0, 0]);
-    assert_eq!(outcome.scores, vec![1.0, 1.0]);
+    assert_eq!(outcome.scores, vec![0.5, 0.5]);
 }
 
 #[test]
@@ -133,7 +133,9 @@ fn two_supported_ants_kill_a_lone_enemy_and_live() {
     );
     assert!(g.hills()[1].razed.is_some());
     assert_eq!(outcome.reason, "lone_survivor");
-    assert_eq!(outcome.scores, vec![3.0, 0.0]);
+    // 3–0 in the game's points; the result carries placement points.
+    assert_eq!(g.scores(), &[3, 0]);
+    assert_eq!(outcome.scores, vec![1.0, 0.0]);
     assert_eq!(outcome.ranks, vec![0, 1]);
 }
 
@@ -179,7 +181,7 @@ fn razing_an_unguarded_hill_ends_rank_stabilized() {
     assert_eq!(g.scores(), &[3, 0]);
     assert_eq!(outcome.reason, "rank_stabilized");
     assert_eq!(outcome.ranks, vec![0, 1]);
-    assert_eq!(outcome.scores, vec![3.0, 0.0]);
+    assert_eq!(outcome.scores, vec![1.0, 0.0]);
 }
 
 #[test]
