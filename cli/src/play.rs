@@ -166,9 +166,19 @@ fn write_summary(out: &mut impl Write, report: &MatchReport) -> std::io::Result<
             .map(|f| format!(", forfeit: {}", f.as_str()))
             .unwrap_or_default();
         let stats: String = p.stats.iter().map(|(k, v)| format!("  {k} {v}")).collect();
+        // Model-graph seats: strikes and the platform's evaluation time.
+        let model = p
+            .evaluation_ms
+            .map(|e| {
+                format!(
+                    "  strikes {}, evaluation p50 {:.3} ms, p99 {:.3} ms",
+                    p.faults.strike, e.p50, e.p99
+                )
+            })
+            .unwrap_or_default();
         writeln!(
             out,
-            "  seat {} {:<20} place {} score {:.3}  moves {:>4}  faults {} timeout / {} malformed  latency p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms{stats}{forfeit}",
+            "  seat {} {:<20} place {} score {:.3}  moves {:>4}  faults {} timeout / {} malformed  latency p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms{model}{stats}{forfeit}",
             p.seat,
             p.bot,
             p.rank + 1,

@@ -35,9 +35,16 @@ fn starter_wins(map: &str, seats: usize, seed: u64, starter: &Policy, random: &P
             }
             frame.clear();
             game.write_frame(seat, &mut frame);
-            let policy = if seat == starter_seat { starter } else { random };
+            let policy = if seat == starter_seat {
+                starter
+            } else {
+                random
+            };
             let reply = policy.evaluate(&frame).expect("the shipped models answer");
-            actions.push(Some(game.parse_action(seat, &reply).expect("a well-formed reply")));
+            actions.push(Some(
+                game.parse_action(seat, &reply)
+                    .expect("a well-formed reply"),
+            ));
         }
         if let Some(outcome) = game.step(&actions) {
             break outcome;
@@ -66,5 +73,8 @@ fn the_starter_beats_the_random_model_in_four_games_of_five() {
     }
     assert_eq!(games, 50);
     println!("the starter won {wins} of {games}");
-    assert!(wins * 5 >= games * 4, "the starter won only {wins} of {games}");
+    assert!(
+        wins * 5 >= games * 4,
+        "the starter won only {wins} of {games}"
+    );
 }

@@ -72,7 +72,7 @@ fn tally(matches: &[arena_proto::v1::MatchSummary], seats: usize) -> BTreeMap<St
 
 fn row<'a>(rows: &'a [serde_json::Value], entrant: &str) -> &'a serde_json::Value {
     rows.iter()
-        .find(|r| r["entrant"] == entrant)
+        .find(|r| r["name"] == entrant)
         .unwrap_or_else(|| panic!("no standings row for {entrant}: {rows:#?}"))
 }
 
