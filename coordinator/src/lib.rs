@@ -16,6 +16,7 @@
 //! [`model_graph`] tell WebAssembly and model-graph bots from process bots
 //! by their archives.
 
+mod archive_root;
 pub mod grpc;
 pub mod metrics;
 pub mod model;

@@ -14,7 +14,7 @@
 //! count. In a game without model limits no submission is a model-graph bot
 //! (a `model.onnx` there is a process bot's own file).
 
-use crate::wasm::root_name;
+use crate::archive_root::root_entries;
 
 /// A model-graph bot's graph.
 pub const MODEL_GRAPH: &str = "model.onnx";
@@ -26,54 +26,18 @@ pub const MODEL_MANIFEST: &str = "bot.toml";
 /// archive that does not parse is not one (the worker refuses it anyway,
 /// as the submission's fault).
 pub fn is_model_archive(archive: &[u8]) -> bool {
-    let mut graph = false;
-    let mut manifest = false;
-    let mut reader = tar::Archive::new(archive);
-    let Ok(entries) = reader.entries() else {
+    let Some(entries) = root_entries(archive) else {
         return false;
     };
-    for entry in entries {
-        let Ok(entry) = entry else {
-            return false;
-        };
-        let Ok(path) = entry.path() else {
-            return false;
-        };
-        let Some(name) = root_name(&path) else {
-            continue;
-        };
-        let regular = entry.header().entry_type() == tar::EntryType::Regular;
-        match name {
-            MODEL_GRAPH => graph |= regular,
-            MODEL_MANIFEST => manifest |= regular,
-            _ => {}
-        }
-    }
-    graph && manifest
+    let regular = |name: &str| entries.iter().any(|e| e.regular && e.name == name);
+    regular(MODEL_GRAPH) && regular(MODEL_MANIFEST)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A tar of `(path, kind)`, every file empty.
-    fn archive(entries: &[(&str, tar::EntryType)]) -> Vec<u8> {
-        let mut builder = tar::Builder::new(Vec::new());
-        for (path, kind) in entries {
-            let mut header = tar::Header::new_gnu();
-            header.set_entry_type(*kind);
-            header.set_size(0);
-            header.set_mode(0o644);
-            if *kind == tar::EntryType::Symlink {
-                builder.append_link(&mut header, path, "elsewhere").unwrap();
-            } else {
-                builder
-                    .append_data(&mut header, path, std::io::empty())
-                    .unwrap();
-            }
-        }
-        builder.into_inner().unwrap()
-    }
+    use crate::archive_root::test_archive as archive;
 
     #[test]
     fn a_graph_with_its_manifest_at_the_root_is_a_model_bot() {

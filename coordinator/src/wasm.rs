@@ -21,7 +21,7 @@
 //! game without fuel no submission is a WebAssembly bot (a `bot.wasm` there
 //! is a process bot's own file).
 
-use std::path::{Component, Path};
+use crate::archive_root::root_entries;
 
 /// A WebAssembly bot's module.
 pub const WASM_MODULE: &str = "bot.wasm";
@@ -33,27 +33,16 @@ const RUN_SCRIPT: &str = "run.sh";
 /// archive that does not parse is not one (the worker refuses it anyway,
 /// as the submission's fault).
 pub fn is_wasm_archive(archive: &[u8]) -> bool {
+    let Some(entries) = root_entries(archive) else {
+        return false;
+    };
     let mut module = false;
     let mut build = false;
     let mut run = false;
-    let mut reader = tar::Archive::new(archive);
-    let Ok(entries) = reader.entries() else {
-        return false;
-    };
     for entry in entries {
-        let Ok(entry) = entry else {
-            return false;
-        };
-        let Ok(path) = entry.path() else {
-            return false;
-        };
-        let Some(name) = root_name(&path) else {
-            continue;
-        };
-        let regular = entry.header().entry_type() == tar::EntryType::Regular;
-        match name {
-            WASM_MODULE => module |= regular,
-            BUILD_SCRIPT => build |= regular,
+        match entry.name.as_str() {
+            WASM_MODULE => module |= entry.regular,
+            BUILD_SCRIPT => build |= entry.regular,
             // Any entry named run.sh, usable or not, makes it a process bot.
             RUN_SCRIPT => run = true,
             _ => {}
@@ -62,38 +51,11 @@ pub fn is_wasm_archive(archive: &[u8]) -> bool {
     module || (build && !run)
 }
 
-/// The name of an entry at the archive's root (`bot.wasm`, `./bot.wasm`);
-/// `None` for anything deeper. Shared with [`crate::model_graph`].
-pub(crate) fn root_name(path: &Path) -> Option<&str> {
-    let mut names = path.components().filter(|c| *c != Component::CurDir);
-    match (names.next(), names.next()) {
-        (Some(Component::Normal(name)), None) => name.to_str(),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// A tar of `(path, kind)`, every file empty.
-    fn archive(entries: &[(&str, tar::EntryType)]) -> Vec<u8> {
-        let mut builder = tar::Builder::new(Vec::new());
-        for (path, kind) in entries {
-            let mut header = tar::Header::new_gnu();
-            header.set_entry_type(*kind);
-            header.set_size(0);
-            header.set_mode(0o755);
-            if *kind == tar::EntryType::Symlink {
-                builder.append_link(&mut header, path, "elsewhere").unwrap();
-            } else {
-                builder
-                    .append_data(&mut header, path, std::io::empty())
-                    .unwrap();
-            }
-        }
-        builder.into_inner().unwrap()
-    }
+    use crate::archive_root::test_archive as archive;
 
     #[test]
     fn a_shipped_module_or_a_build_without_run_sh_is_webassembly() {

@@ -1772,6 +1772,22 @@ mod tests {
     /// The jump-started sparse solve finds a matching as heavy as the cold
     /// complete solve among maximum-cardinality matchings (perfect ones
     /// where they exist, and then with duals that leave no negative slack).
+    /// A matching's size and weight over `edges`.
+    fn matched_weight(edges: &[(usize, usize, Weight)], mate: &[Option<usize>]) -> (usize, Weight) {
+        let pairs = pairs(mate);
+        let w = pairs
+            .iter()
+            .map(|&(a, b)| {
+                edges
+                    .iter()
+                    .find(|e| (e.0.min(e.1), e.0.max(e.1)) == (a, b))
+                    .expect("matched pairs are edges")
+                    .2
+            })
+            .sum();
+        (pairs.len(), w)
+    }
+
     #[test]
     fn jump_started_solve_matches_cold_solve() {
         let mut state = 0x0bad_5eed_u64;
@@ -1785,20 +1801,7 @@ mod tests {
             let cold = max_weight_matching(nv, &edges, true).expect("valid");
             let solution = solve_sparse(nv, &edges).expect("valid");
             let warm = solution.mates();
-            let weight = |mate: &[Option<usize>]| -> (usize, Weight) {
-                let pairs = pairs(mate);
-                let w = pairs
-                    .iter()
-                    .map(|&(a, b)| {
-                        edges
-                            .iter()
-                            .find(|e| (e.0.min(e.1), e.0.max(e.1)) == (a, b))
-                            .expect("matched pairs are edges")
-                            .2
-                    })
-                    .sum();
-                (pairs.len(), w)
-            };
+            let weight = |mate: &[Option<usize>]| matched_weight(&edges, mate);
             assert_eq!(weight(&warm), weight(&cold), "round {round}: {edges:?}");
             if warm.iter().all(Option::is_some) {
                 for &(a, b, w) in &edges {
@@ -1830,20 +1833,7 @@ mod tests {
             let solution =
                 solve_sparse_in_two(nv, &edges[..split], &edges[split..]).expect("valid");
             let two = solution.mates();
-            let weight = |mate: &[Option<usize>]| -> (usize, Weight) {
-                let pairs = pairs(mate);
-                let w = pairs
-                    .iter()
-                    .map(|&(a, b)| {
-                        edges
-                            .iter()
-                            .find(|e| (e.0.min(e.1), e.0.max(e.1)) == (a, b))
-                            .expect("matched pairs are edges")
-                            .2
-                    })
-                    .sum();
-                (pairs.len(), w)
-            };
+            let weight = |mate: &[Option<usize>]| matched_weight(&edges, mate);
             assert_eq!(weight(&two), weight(&cold), "round {round}: {edges:?}");
             if two.iter().all(Option::is_some) {
                 for &(a, b, w) in &edges {
@@ -1884,18 +1874,7 @@ mod tests {
                 rest.swap(i, next(i as u64 + 1) as usize);
             }
             let weight = |mate: &[Option<usize>], edges: &[(usize, usize, Weight)]| {
-                let pairs = pairs(mate);
-                let w: Weight = pairs
-                    .iter()
-                    .map(|&(a, b)| {
-                        edges
-                            .iter()
-                            .find(|e| (e.0, e.1) == (a, b))
-                            .expect("matched pairs are edges")
-                            .2
-                    })
-                    .sum();
-                (pairs.len(), w)
+                matched_weight(edges, mate)
             };
             let mut solution = solve_sparse(nv, &path).expect("valid");
             let batches = 1 + next(4) as usize;
