@@ -10,7 +10,7 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use support::{CgroupParent, arena};
+use support::{CgroupParent, Played, arena};
 
 fn bots() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../bots")
@@ -24,51 +24,9 @@ fn malformed(name: &str) -> PathBuf {
     bots().join("test/ants-models").join(name)
 }
 
-/// One sandboxed two-seat match on a small shipped map.
-struct Played {
-    result: Value,
-    logs: Vec<String>,
-    replay: PathBuf,
-    _scratch: tempfile::TempDir,
-}
-
-fn play(seats: &[&str], args: &[&str]) -> Played {
-    let scratch = tempfile::tempdir().unwrap();
-    let replay = scratch.path().join("replay.json");
-    let logs = scratch.path().join("logs");
-    let out = arena()
-        .args(["play", "--game", "ants", "--json", "--seed", "5"])
-        .args(seats)
-        .arg("--cache-dir")
-        .arg(scratch.path().join("cache"))
-        .arg("--replay")
-        .arg(&replay)
-        .arg("--logs")
-        .arg(&logs)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let logs = (0..seats.len())
-        .map(|seat| {
-            std::fs::read_to_string(logs.join(format!("seat-{seat}.log"))).unwrap_or_default()
-        })
-        .collect();
-    Played {
-        result,
-        logs,
-        replay,
-        _scratch: scratch,
-    }
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
+/// One sandboxed Ants match.
+fn play(bots: &[&Path], args: &[&str]) -> Played {
+    support::play("ants", 5, bots, args)
 }
 
 fn short_game() -> [&'static str; 2] {
@@ -79,7 +37,7 @@ fn short_game() -> [&'static str; 2] {
 fn the_starter_model_plays_and_its_evaluations_are_measured_and_replayable() {
     let starter = model("starter");
     let stay = model("stay");
-    let played = play(&[path(&starter), path(&stay)], &short_game());
+    let played = play(&[starter.as_path(), stay.as_path()], &short_game());
     let result = &played.result;
     assert_eq!(result["game"], "ants", "{result}");
     for seat in 0..2 {
@@ -95,9 +53,11 @@ fn the_starter_model_plays_and_its_evaluations_are_measured_and_replayable() {
         assert!(p["moves"].as_u64().unwrap() > 0, "{p}");
     }
     // The replay holds the orders as applied: verifying needs no model.
+    let replay = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(replay.path(), &played.replay).unwrap();
     let verified = arena()
         .args(["replay", "verify"])
-        .arg(&played.replay)
+        .arg(replay.path())
         .output()
         .unwrap();
     assert!(verified.status.success(), "{verified:?}");
@@ -115,7 +75,7 @@ fn a_graph_the_check_refuses_is_a_failed_build_with_the_reason() {
     for (bot, args, reason) in cases {
         let mut all: Vec<&str> = short_game().to_vec();
         all.extend_from_slice(args);
-        let played = play(&[path(&bot), path(&stay)], &all);
+        let played = play(&[bot.as_path(), stay.as_path()], &all);
         let p = &played.result["players"][0];
         assert_eq!(p["forfeit"], "build_failed", "{}: {p}", bot.display());
         assert!(
@@ -134,7 +94,7 @@ fn a_graph_over_the_cost_limit_is_refused() {
     let stay = model("stay");
     let mut args = short_game().to_vec();
     args.extend_from_slice(&["--model-macs", "10"]);
-    let played = play(&[path(&starter), path(&stay)], &args);
+    let played = play(&[starter.as_path(), stay.as_path()], &args);
     let p = &played.result["players"][0];
     assert_eq!(p["forfeit"], "build_failed", "{p}");
     assert!(
@@ -150,7 +110,7 @@ fn failed_evaluations_are_strikes_up_to_the_limit() {
     let nan = malformed("nan");
     let mut args = short_game().to_vec();
     args.extend_from_slice(&["--fault-limit", "3"]);
-    let played = play(&[path(&nan), path(&stay)], &args);
+    let played = play(&[nan.as_path(), stay.as_path()], &args);
     let p = &played.result["players"][0];
     assert_eq!(p["faults"]["strike"], 3, "{p}");
     assert_eq!(p["forfeit"], "faults", "{p}");
@@ -174,7 +134,7 @@ fn a_graph_too_slow_for_the_deadline_takes_strikes() {
         "--model-macs",
         "5000000000",
     ]);
-    let played = play(&[path(&slow), path(&stay)], &args);
+    let played = play(&[slow.as_path(), stay.as_path()], &args);
     let p = &played.result["players"][0];
     assert_eq!(p["faults"]["strike"], 2, "{p}\n{}", played.logs[0]);
     assert_eq!(p["forfeit"], "faults", "{p}");
@@ -188,7 +148,7 @@ fn a_graph_that_allocates_past_the_cap_forfeits_for_memory_and_leaves_nothing() 
     let huge = malformed("huge-alloc");
     let mut args = short_game().to_vec();
     args.extend_from_slice(&["--cgroup-parent", &parent.0]);
-    let played = play(&[path(&huge), path(&stay)], &args);
+    let played = play(&[huge.as_path(), stay.as_path()], &args);
     let p = &played.result["players"][0];
     assert_eq!(p["forfeit"], "memory", "{p}\n{}", played.logs[0]);
     assert_eq!(played.result["winner"], 1, "{}", played.result);

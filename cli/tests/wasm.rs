@@ -33,45 +33,9 @@ fn wasm_bot(wasm: &[u8]) -> tempfile::TempDir {
     bot
 }
 
-/// One sandboxed match; the result, and each seat's log.
-struct Played {
-    result: Value,
-    logs: Vec<String>,
-    replay: Vec<u8>,
-}
-
-fn play(bots: &[&Path], args: &[&str]) -> Played {
-    let scratch = tempfile::tempdir().unwrap();
-    let replay = scratch.path().join("replay.json");
-    let logs = scratch.path().join("logs");
-    let out = arena()
-        .args(["play", "--game", "grid-royale", "--json", "--seed", "11"])
-        .args(bots)
-        .arg("--cache-dir")
-        .arg(scratch.path().join("cache"))
-        .arg("--replay")
-        .arg(&replay)
-        .arg("--logs")
-        .arg(&logs)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let logs = (0..bots.len())
-        .map(|seat| {
-            std::fs::read_to_string(logs.join(format!("seat-{seat}.log"))).unwrap_or_default()
-        })
-        .collect();
-    Played {
-        result,
-        logs,
-        replay: std::fs::read(&replay).unwrap_or_default(),
-    }
+/// One sandboxed Grid Royale match.
+fn play(bots: &[&Path], args: &[&str]) -> support::Played {
+    support::play("grid-royale", 11, bots, args)
 }
 
 fn player(result: &Value, seat: usize) -> &Value {

@@ -1,6 +1,6 @@
 //! What every test of the `arena` binary needs.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 
 pub fn arena() -> Command {
@@ -62,5 +62,59 @@ impl Drop for CgroupParent {
                 eprintln!("cannot remove cgroup {}: {e}", parent.display());
             }
         }
+    }
+}
+
+/// One sandboxed `arena play` match: its result, each seat's log, and
+/// the replay file's bytes.
+// Not every test binary that shares this module plays matches.
+#[allow(dead_code)]
+pub struct Played {
+    pub result: serde_json::Value,
+    pub logs: Vec<String>,
+    pub replay: Vec<u8>,
+}
+
+/// Plays `game` with `seed` between `bots` (plus `args`), in a scratch
+/// build cache; the run must succeed.
+#[allow(dead_code)]
+pub fn play(game: &str, seed: u64, bots: &[&Path], args: &[&str]) -> Played {
+    let scratch = tempfile::tempdir().unwrap();
+    let replay = scratch.path().join("replay.json");
+    let logs = scratch.path().join("logs");
+    let out = arena()
+        .args([
+            "play",
+            "--game",
+            game,
+            "--json",
+            "--seed",
+            &seed.to_string(),
+        ])
+        .args(bots)
+        .arg("--cache-dir")
+        .arg(scratch.path().join("cache"))
+        .arg("--replay")
+        .arg(&replay)
+        .arg("--logs")
+        .arg(&logs)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result = serde_json::from_slice(&out.stdout).unwrap();
+    let logs = (0..bots.len())
+        .map(|seat| {
+            std::fs::read_to_string(logs.join(format!("seat-{seat}.log"))).unwrap_or_default()
+        })
+        .collect();
+    Played {
+        result,
+        logs,
+        replay: std::fs::read(&replay).unwrap_or_default(),
     }
 }
