@@ -27,4 +27,5 @@ mod round_robin;
 mod starter_rust;
 mod upload;
 mod wasm_tournaments;
+mod web_pages;
 mod worker_killed;

@@ -2,6 +2,7 @@
 
 pub mod arena;
 pub mod bots;
+pub mod browser;
 pub mod cgroups;
 pub mod process;
 pub mod proxy;
