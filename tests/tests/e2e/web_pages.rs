@@ -8,7 +8,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::support::browser::{Browser, BrowserError, screenshot_dir};
+use arena_proto::v1::{HeartbeatRequest, LeaseRequest, MatchSummary};
+
+use crate::support::arena::{self, Coordinator, Worker};
+use crate::support::bots::Fixture;
+use crate::support::browser::{Browser, BrowserError, js_string, screenshot_dir};
+use crate::support::redis::RedisServer;
+use crate::support::tournament::{assert_all_done_once, matches, wait_finished};
+use crate::support::wait::poll_until;
 
 /// Pages name an empty icon: Chromium would otherwise fetch
 /// `/favicon.ico` and log its 404 as a console error.
@@ -23,6 +30,7 @@ const DRIVER_PAGE: &str = r##"<!doctype html>
 <button id="press" style="width: 160px; height: 40px">press me</button>
 <p id="clicked">not clicked</p>
 <p id="key">no key</p>
+<input id="name" value="">
 <canvas id="board" width="40" height="30"></canvas>
 <script>
   const board = document.getElementById("board").getContext("2d");
@@ -221,6 +229,14 @@ fn browser_driver_works() {
         Some("clicked for real".to_owned())
     );
 
+    page.click("#name").expect("focusing the input");
+    page.type_text("arena-e2e: 1").expect("typing");
+    assert_eq!(
+        page.eval("document.getElementById('name').value")
+            .expect("the input's value"),
+        serde_json::json!("arena-e2e: 1")
+    );
+
     // A condition that never holds times out with its last value.
     match page.wait_for("document.title === 'never'", Duration::from_millis(200)) {
         Err(BrowserError::WaitTimeout { last, .. }) => assert_eq!(last, serde_json::json!(false)),
@@ -278,4 +294,475 @@ fn browser_driver_works() {
         "Chromium's processes {alive:?} outlived the browser"
     );
     assert!(!profile.exists(), "{} was left behind", profile.display());
+}
+
+/// The simulated worker's id: it holds the running tournament's match.
+const HOLDER: &str = "web-holder";
+/// The real worker's id: it plays the finished tournament.
+const PLAYER: &str = "web-player";
+/// The entrant whose standings row is checked.
+const KNOWN_ENTRANT: &str = "starter-1";
+/// How long the viewer may take to fetch, parse and draw a replay.
+const VIEWER_READY: Duration = Duration::from_secs(60);
+/// How long anything else on a page may take to show.
+const SHOWN: Duration = Duration::from_secs(15);
+
+/// A lease held by a simulated worker: registered, leased, heartbeating
+/// and never reporting, so its match stays running. The heartbeats stop
+/// when this is dropped.
+struct HeldLease {
+    match_id: String,
+    /// Set if a heartbeat answer said the lease is lost.
+    lost: Arc<AtomicBool>,
+    heartbeats: tokio::task::JoinHandle<()>,
+}
+
+impl HeldLease {
+    async fn take(coordinator_url: &str) -> HeldLease {
+        let mut rpc = arena::worker_rpc(coordinator_url, Some(arena::WORKER_TOKEN)).await;
+        let registered = rpc
+            .register(arena::register_request(HOLDER))
+            .await
+            .expect("Register")
+            .into_inner();
+        let leased = poll_until("a match to lease", Duration::from_secs(30), async || {
+            rpc.lease(LeaseRequest {
+                worker_id: HOLDER.to_owned(),
+            })
+            .await
+            .expect("Lease")
+            .into_inner()
+            .r#match
+        })
+        .await;
+        let interval = Duration::from_millis(registered.heartbeat_interval_ms.max(50));
+        let lost = Arc::new(AtomicBool::new(false));
+        let lost_flag = Arc::clone(&lost);
+        let lease_id = leased.lease_id.clone();
+        let heartbeats = tokio::spawn(async move {
+            loop {
+                let answer = rpc
+                    .heartbeat(HeartbeatRequest {
+                        worker_id: HOLDER.to_owned(),
+                        lease_ids: vec![lease_id.clone()],
+                        ..Default::default()
+                    })
+                    .await;
+                if answer.is_ok_and(|a| a.into_inner().lost_lease_ids.contains(&lease_id)) {
+                    lost_flag.store(true, Ordering::SeqCst);
+                }
+                tokio::time::sleep(interval).await;
+            }
+        });
+        HeldLease {
+            match_id: leased.match_id,
+            lost,
+            heartbeats,
+        }
+    }
+}
+
+impl Drop for HeldLease {
+    fn drop(&mut self) {
+        self.heartbeats.abort();
+    }
+}
+
+/// The address `arena coordinator --http` serves its pages on, from the
+/// line it prints (the one with `http` and a socket address in it).
+fn web_address(coordinator: &Coordinator) -> SocketAddr {
+    let parse = |line: &str| {
+        line.split_whitespace()
+            .map(|word| word.trim_start_matches("http://").trim_end_matches('/'))
+            .find_map(|word| word.parse::<SocketAddr>().ok())
+    };
+    let line =
+        coordinator
+            .process
+            .wait_for_stdout("the web listener's address", arena::STARTUP, |line| {
+                line.to_ascii_lowercase().contains("http") && parse(line).is_some()
+            });
+    parse(&line).unwrap_or_else(|| panic!("{line:?} names no address"))
+}
+
+/// Wins, draws and losses of `entrant` (an entrant id) in `matches`, from
+/// the recorded ranks: a lower rank than the other seat's wins.
+fn record_of(entrant: &str, matches: &[MatchSummary]) -> (u32, u32, u32) {
+    let mut record = (0, 0, 0);
+    for m in matches {
+        let Some(seat) = m.seats.iter().position(|s| s == entrant) else {
+            continue;
+        };
+        let mine = m.ranks[seat];
+        let best_other = m
+            .ranks
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != seat)
+            .map(|(_, r)| *r)
+            .min()
+            .expect("two seats");
+        match mine.cmp(&best_other) {
+            std::cmp::Ordering::Less => record.0 += 1,
+            std::cmp::Ordering::Equal => record.1 += 1,
+            std::cmp::Ordering::Greater => record.2 += 1,
+        }
+    }
+    record
+}
+
+/// Counts the organiser's rejudge forms on a tournament page.
+const REJUDGE_BUTTONS: &str = "document.querySelectorAll('form[action$=\"/rejudge\"]').length";
+
+/// What the pages are expected to show.
+struct Expected {
+    web: String,
+    finished: String,
+    running: String,
+    /// A match of the finished tournament, clicked through to.
+    played_match: String,
+    /// The running tournament's match, held by [`HOLDER`].
+    held_match: String,
+    /// `W/D/L` and points of [`KNOWN_ENTRANT`].
+    known_wdl: String,
+    known_points: f64,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn web_pages_in_headless_chromium() {
+    let started = Instant::now();
+    // Two bots, two games (seats swapped): a finished tournament of two
+    // matches; the running one has a single match, which the holder takes.
+    let finished_fixture = Fixture::ungated("web-done", 2, "E2E web finished", 23, 2);
+    let running_fixture = Fixture::ungated("web-running", 2, "E2E web running", 29, 1);
+    let redis = RedisServer::start();
+    let coordinator =
+        Coordinator::start_with(&redis, "127.0.0.1:0", 30, &["--http", "127.0.0.1:0"]);
+    let url = coordinator.url();
+    let web = format!("http://{}", web_address(&coordinator));
+
+    // The running tournament goes first, so its match is the one queued
+    // when the holder leases; the real worker starts only after that.
+    let running = arena::create_tournament(&url, running_fixture.file());
+    let held = HeldLease::take(&url).await;
+    let finished = arena::create_tournament(&url, finished_fixture.file());
+    let _player = Worker::start(PLAYER, &url, false);
+    let mut admin = arena::admin(&url, Some(arena::ADMIN_TOKEN)).await;
+    wait_finished(&mut admin, &finished).await;
+    let played = matches(&mut admin, &finished).await;
+    assert_all_done_once(&played, 2);
+    let held_now = matches(&mut admin, &running).await;
+    assert_eq!(held_now.len(), 1, "{held_now:#?}");
+    assert_eq!(held_now[0].match_id, held.match_id, "{held_now:#?}");
+    assert_eq!(
+        (held_now[0].state.as_str(), held_now[0].worker.as_str()),
+        ("leased", HOLDER),
+        "{held_now:#?}"
+    );
+
+    let standings: serde_json::Value = serde_json::from_str(&arena::tournament(
+        &url,
+        &["standings", &finished, "--json"],
+    ))
+    .expect("standings JSON");
+    let row = standings["rows"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r["name"] == KNOWN_ENTRANT))
+        .unwrap_or_else(|| panic!("no {KNOWN_ENTRANT} in {standings}"))
+        .clone();
+    let entrant = row["entrant"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no entrant id in {row}"));
+    let (wins, draws, losses) = record_of(entrant, &played);
+    assert_eq!(wins + draws + losses, 2, "{entrant} in {played:#?}");
+    // The coordinator's own count agrees with the recorded ranks.
+    assert_eq!(
+        (
+            row["wins"].as_u64(),
+            row["draws"].as_u64(),
+            row["losses"].as_u64()
+        ),
+        (Some(wins.into()), Some(draws.into()), Some(losses.into())),
+        "{row}"
+    );
+    let expected = Expected {
+        web,
+        finished,
+        running,
+        played_match: played[0].match_id.clone(),
+        held_match: held.match_id.clone(),
+        known_wdl: format!("{wins}/{draws}/{losses}"),
+        known_points: f64::from(wins) + f64::from(draws) / 2.0,
+    };
+    eprintln!(
+        "web_pages: tournaments ready after {:.1?}",
+        started.elapsed()
+    );
+
+    // The driver blocks; the holder's heartbeats run on the other threads.
+    let browsing = Instant::now();
+    tokio::task::block_in_place(|| browse(&expected));
+    eprintln!(
+        "web_pages: browsing took {:.1?}, {:.1?} in all",
+        browsing.elapsed(),
+        started.elapsed()
+    );
+    assert!(
+        !held.lost.load(Ordering::SeqCst),
+        "the holder lost its lease"
+    );
+}
+
+/// Opens every page in Chromium and checks what it shows; writes a
+/// screenshot of each.
+fn browse(expected: &Expected) {
+    let Expected {
+        web,
+        finished,
+        running,
+        ..
+    } = expected;
+    let shots = screenshot_dir();
+    let browser = Browser::launch().expect("launching Chromium");
+    let page = browser.new_page().expect("a new page");
+    let mut errors_seen = 0;
+    // Fails on any console error since the last check, but `allowed` ones.
+    let mut no_new_errors = |step: &str, allowed: &dyn Fn(&str) -> bool| {
+        let errors = page.console_errors();
+        let new: Vec<&String> = errors[errors_seen..]
+            .iter()
+            .filter(|e| !allowed(e))
+            .collect();
+        assert!(new.is_empty(), "console errors on {step}: {new:#?}");
+        errors_seen = errors.len();
+    };
+    let shoot = |name: &str| {
+        let path = shots.join(format!("{name}.png"));
+        page.screenshot(&path).expect("a screenshot");
+        eprintln!("web_pages: screenshot {}", path.display());
+    };
+    let field = |row: &str, name: &str| {
+        format!(
+            "document.querySelector({})?.textContent ?? null",
+            js_string(&format!("{row} [data-field=\"{name}\"]"))
+        )
+    };
+    let wait_text = |js: &str, wanted: &str| {
+        page.wait_for(&format!("({js}) === {}", js_string(wanted)), SHOWN)
+            .unwrap_or_else(|e| panic!("waiting for {wanted:?}: {e}"));
+    };
+
+    // The list: both tournaments, one finished and one running.
+    assert_eq!(page.goto(&format!("{web}/")).expect("goto /"), Some(200));
+    wait_text(
+        &field(&format!("tr[data-tournament=\"{finished}\"]"), "state"),
+        "finished",
+    );
+    wait_text(
+        &field(&format!("tr[data-tournament=\"{running}\"]"), "state"),
+        "running",
+    );
+    wait_text(
+        &field(&format!("tr[data-tournament=\"{finished}\"]"), "matches"),
+        "2/2",
+    );
+    shoot("tournaments");
+    no_new_errors("/", &|_| false);
+
+    // The finished tournament, reached by its link.
+    let status = page
+        .click_to_navigate(&format!("tr[data-tournament=\"{finished}\"] a"))
+        .expect("following the tournament link");
+    assert_eq!(status, Some(200));
+    assert_eq!(
+        page.eval("location.pathname").expect("the path"),
+        serde_json::json!(format!("/tournaments/{finished}"))
+    );
+    let known = format!("tr[data-entrant=\"{KNOWN_ENTRANT}\"]");
+    wait_text(&field(&known, "wdl"), &expected.known_wdl);
+    wait_text(&field(&known, "games"), "2");
+    let points = page
+        .eval(&field(&known, "points"))
+        .expect("the points cell");
+    let points: f64 = points
+        .as_str()
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("points cell {points}"));
+    assert_eq!(points, expected.known_points);
+    let played_row = format!("tr[data-match=\"{}\"]", expected.played_match);
+    wait_text(&field(&played_row, "state"), "done");
+    assert_eq!(
+        page.eval(REJUDGE_BUTTONS)
+            .expect("counting rejudge buttons"),
+        serde_json::json!(0),
+        "the public gets no organiser buttons"
+    );
+    shoot("tournament-finished");
+    no_new_errors("the finished tournament", &|_| false);
+
+    // Through to a match, and its replay viewer.
+    let status = page
+        .click_to_navigate(&format!("{played_row} a[href^=\"/matches/\"]"))
+        .expect("following the match link");
+    assert_eq!(status, Some(200));
+    page.wait_for(
+        "document.querySelector('#viewer')?.dataset.ready === 'true'",
+        VIEWER_READY,
+    )
+    .expect("the viewer to draw its first frame");
+    let turn = || -> u64 {
+        page.eval("Number(document.querySelector('#viewer').dataset.turn)")
+            .expect("data-turn")
+            .as_u64()
+            .expect("a turn number")
+    };
+    assert_eq!(turn(), 0, "the viewer opens at the start");
+    let canvas = "#viewer canvas";
+    let first = page
+        .canvas_snapshot(canvas)
+        .expect("canvas pixels")
+        .expect("a canvas in the viewer");
+    assert!(first.colours > 1, "the first frame is drawn: {first:?}");
+    shoot("match");
+
+    // Play until the turn moves, then pause with Space.
+    page.click("#viewer .viewer-play").expect("clicking play");
+    page.wait_for(
+        "Number(document.querySelector('#viewer').dataset.turn) > 0",
+        SHOWN,
+    )
+    .expect("playing to advance the turn");
+    page.press_key(" ").expect("Space");
+    page.wait_for(
+        "!document.querySelector('#viewer .viewer-play').textContent.includes('pause')",
+        SHOWN,
+    )
+    .expect("Space to pause");
+    let paused_at = turn();
+    let paused = page
+        .canvas_snapshot(canvas)
+        .expect("canvas pixels")
+        .expect("a canvas");
+    assert_ne!(paused.hash, first.hash, "playing redrew the canvas");
+
+    // One step forward: exactly one turn, and a different picture.
+    page.press_key("ArrowRight").expect("ArrowRight");
+    page.wait_for(
+        &format!("Number(document.querySelector('#viewer').dataset.turn) !== {paused_at}"),
+        SHOWN,
+    )
+    .expect("ArrowRight to step");
+    // Two animation frames later nothing else has moved it (paused).
+    page.eval("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        .expect("two animation frames");
+    assert_eq!(turn(), paused_at + 1, "ArrowRight steps one turn");
+    let counter = page
+        .text("#viewer .viewer-turn")
+        .expect("the turn counter")
+        .unwrap_or_default();
+    assert!(
+        counter.starts_with(&format!("turn {} ", paused_at + 1)),
+        "{counter:?}"
+    );
+    let stepped = page
+        .canvas_snapshot(canvas)
+        .expect("canvas pixels")
+        .expect("a canvas");
+    assert_ne!(stepped.hash, paused.hash, "the step redrew the canvas");
+    shoot("match-stepped");
+    no_new_errors("the match page", &|_| false);
+
+    // The running tournament: its match held by the simulated worker.
+    assert_eq!(
+        page.goto(&format!("{web}/tournaments/{running}"))
+            .expect("goto"),
+        Some(200)
+    );
+    let held_row = format!("tr[data-match=\"{}\"]", expected.held_match);
+    wait_text(&field(&held_row, "state"), "running");
+    wait_text(&field(&held_row, "worker"), HOLDER);
+    shoot("tournament-running");
+    no_new_errors("the running tournament", &|_| false);
+
+    // The workers: the real one and the simulated one.
+    assert_eq!(
+        page.goto(&format!("{web}/workers")).expect("goto"),
+        Some(200)
+    );
+    for worker in [PLAYER, HOLDER] {
+        page.wait_for(
+            &format!(
+                "document.querySelector({}) !== null",
+                js_string(&format!("tr[data-worker=\"{worker}\"]"))
+            ),
+            SHOWN,
+        )
+        .unwrap_or_else(|e| panic!("{worker} on /workers: {e}"));
+    }
+    wait_text(
+        &field(&format!("tr[data-worker=\"{PLAYER}\"]"), "played"),
+        "2",
+    );
+    shoot("workers");
+    no_new_errors("/workers", &|_| false);
+
+    // The login form: an admin token typed in sets the cookie, and the
+    // organiser's buttons appear (the public saw none above).
+    assert_eq!(page.goto(&format!("{web}/login")).expect("goto"), Some(200));
+    let token_field = "form[action=\"/login\"] input[name=\"token\"]";
+    page.wait_for(
+        &format!(
+            "document.querySelector({}) !== null",
+            js_string(token_field)
+        ),
+        SHOWN,
+    )
+    .expect("the token field");
+    shoot("login");
+    page.click(token_field).expect("focusing the token field");
+    page.type_text(arena::ADMIN_TOKEN)
+        .expect("typing the token");
+    let status = page
+        .click_to_navigate("form[action=\"/login\"] button[type=\"submit\"]")
+        .expect("submitting the login form");
+    assert_eq!(status, Some(200));
+    no_new_errors("/login", &|_| false);
+    assert_eq!(
+        page.goto(&format!("{web}/tournaments/{finished}"))
+            .expect("goto"),
+        Some(200)
+    );
+    assert_eq!(
+        page.eval(REJUDGE_BUTTONS)
+            .expect("counting rejudge buttons"),
+        serde_json::json!(2),
+        "an admin may rejudge both finished matches"
+    );
+    shoot("tournament-finished-admin");
+    page.click_to_navigate("form[action=\"/logout\"] button")
+        .expect("logging out");
+    assert_eq!(
+        page.goto(&format!("{web}/tournaments/{finished}"))
+            .expect("goto"),
+        Some(200)
+    );
+    assert_eq!(
+        page.eval(REJUDGE_BUTTONS).expect("counting"),
+        serde_json::json!(0)
+    );
+    no_new_errors("the admin's tournament page", &|_| false);
+
+    // A match that does not exist: the 404 page. Chromium logs the
+    // document's own 404 as a failed load; nothing else may appear.
+    let missing = format!("{web}/matches/{finished}:0:99");
+    assert_eq!(page.goto(&missing).expect("goto"), Some(404));
+    page.wait_for(
+        "document.querySelector('h1')?.textContent.includes('404') ?? false",
+        SHOWN,
+    )
+    .expect("a 404 heading");
+    shoot("match-missing");
+    no_new_errors("the 404 page", &|e| {
+        e.contains("status of 404") && e.ends_with(&format!("[{missing}]"))
+    });
 }

@@ -563,20 +563,40 @@ impl Page<'_> {
                 error: error.to_owned(),
             });
         }
-        let loader = navigated["loaderId"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
+        let loader = navigated["loaderId"].as_str().map(str::to_owned);
         let over_http = url.starts_with("http://") || url.starts_with("https://");
-        connection
+        self.wait_loaded(mark, loader.as_deref(), over_http, url)
+    }
+
+    /// Clicks the first element matching `selector` (see [`Page::click`]),
+    /// which must start a navigation, and waits for the new document's load
+    /// event; returns its HTTP status.
+    pub fn click_to_navigate(&self, selector: &str) -> Result<Option<u16>> {
+        let mark = self.browser.connection.mark();
+        self.click(selector)?;
+        self.wait_loaded(mark, None, true, selector)
+    }
+
+    /// Waits, among the events since `mark`, for the response of a document
+    /// (of navigation `loader` when known) and then a load event; the
+    /// response is required when the document comes `over_http`.
+    fn wait_loaded(
+        &self,
+        mark: usize,
+        loader: Option<&str>,
+        over_http: bool,
+        what: &str,
+    ) -> Result<Option<u16>> {
+        self.browser
+            .connection
             .wait_events(mark, NAVIGATION, |events| {
                 // The document's response comes first, then its load event;
                 // requiring both in that order ignores a late load event of
-                // the page before.
-                let response = events.iter().position(|e| {
+                // the page before. After a redirect the last response counts.
+                let response = events.iter().rposition(|e| {
                     self.is_mine(e, "Network.responseReceived")
                         && e["params"]["type"] == "Document"
-                        && e["params"]["loaderId"] == loader.as_str()
+                        && loader.is_none_or(|l| e["params"]["loaderId"] == l)
                 });
                 let status = response
                     .and_then(|i| events[i]["params"]["response"]["status"].as_u64())
@@ -592,7 +612,7 @@ impl Page<'_> {
                     .then_some(status)
             })
             .ok_or_else(|| BrowserError::LoadTimeout {
-                url: url.to_owned(),
+                url: what.to_owned(),
                 timeout: NAVIGATION,
             })
     }
@@ -615,19 +635,25 @@ impl Page<'_> {
         Ok(evaluated["result"]["value"].take())
     }
 
-    /// Polls `condition` until it is truthy and returns its value.
+    /// Polls `condition` until it is truthy and returns its value. A
+    /// condition that throws, or finds no page to run in (mid-navigation),
+    /// counts as not yet true; the timeout error then carries that error.
     pub fn wait_for(&self, condition: &str, timeout: Duration) -> Result<Value> {
         let deadline = Instant::now() + timeout;
         loop {
-            let value = self.eval(condition)?;
-            if is_truthy(&value) {
-                return Ok(value);
-            }
+            let last = match self.eval(condition) {
+                Ok(value) if is_truthy(&value) => return Ok(value),
+                Ok(value) => value,
+                Err(
+                    BrowserError::Script(error) | BrowserError::Protocol { message: error, .. },
+                ) => Value::from(format!("error: {error}")),
+                Err(other) => return Err(other),
+            };
             if Instant::now() >= deadline {
                 return Err(BrowserError::WaitTimeout {
                     condition: condition.to_owned(),
                     timeout,
-                    last: value,
+                    last,
                 });
             }
             std::thread::sleep(POLL);
@@ -705,6 +731,12 @@ impl Page<'_> {
                 "nativeVirtualKeyCode": key_code,
             }),
         )?;
+        Ok(())
+    }
+
+    /// Types `text` into the focused element, as an input method would.
+    pub fn type_text(&self, text: &str) -> Result<()> {
+        self.call("Input.insertText", json!({ "text": text }))?;
         Ok(())
     }
 
