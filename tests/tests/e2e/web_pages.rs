@@ -625,10 +625,10 @@ fn browse(expected: &Expected) {
     assert!(first.colours > 1, "the first frame is drawn: {first:?}");
     shoot("match");
 
-    // Play until the turn moves, then pause with Space.
+    // Play a few turns, then pause with Space.
     page.click("#viewer .viewer-play").expect("clicking play");
     page.wait_for(
-        "Number(document.querySelector('#viewer').dataset.turn) > 0",
+        "Number(document.querySelector('#viewer').dataset.turn) >= 3",
         SHOWN,
     )
     .expect("playing to advance the turn");
@@ -643,7 +643,6 @@ fn browse(expected: &Expected) {
         .canvas_snapshot(canvas)
         .expect("canvas pixels")
         .expect("a canvas");
-    assert_ne!(paused.hash, first.hash, "playing redrew the canvas");
 
     // One step forward: exactly one turn, and a different picture.
     page.press_key("ArrowRight").expect("ArrowRight");
