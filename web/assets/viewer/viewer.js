@@ -29,7 +29,7 @@ const DEFAULT_SPEED = 8;
 // Largest cell in CSS pixels, so small boards do not become huge.
 const MAX_CELL = 36;
 // replaceState is rate limited by browsers; keep well below that.
-const HASH_INTERVAL_MS = 300;
+const HASH_INTERVAL_MS = 100;
 
 const STYLE = `
 .viewer { font: 14px/1.4 system-ui, sans-serif; max-width: 100%; }
@@ -237,9 +237,15 @@ function buildPlayer(root, drawer, replay, names) {
     if (!force && player.drawn === player.index) return;
     player.drawn = player.index;
     ctx.clearRect(0, 0, canvas.width, canvas.height);
-    drawer.draw(ctx, model, player.index, player.view, cell);
-    drawLegend();
-    drawStatus();
+    // A malformed state in one frame should not kill the player (or throw
+    // out of an animation callback): say so and keep the controls working.
+    try {
+      drawer.draw(ctx, model, player.index, player.view, cell);
+      drawLegend();
+      drawStatus();
+    } catch (error) {
+      status.textContent = `could not draw turn ${player.index}: ${error.message}`;
+    }
   }
 
   function drawLegend() {
@@ -277,14 +283,16 @@ function buildPlayer(root, drawer, replay, names) {
     status.textContent = parts.join(" · ");
   }
 
-  function show(index, fromPlayback = false) {
+  // `how`: "play" while playing (no hash writes), "open" on load (the URL
+  // is left as the page gave it), else a user's step or jump.
+  function show(index, how = "step") {
     player.index = Math.max(0, Math.min(last, index));
-    if (!fromPlayback && player.playing) stop();
+    if (how === "step" && player.playing) stop();
     scrubber.value = String(player.index);
     counter.textContent = `turn ${player.index} / ${last}`;
     root.dataset.turn = String(player.index);
     link.href = turnUrl(player.index);
-    if (!player.playing) updateHash();
+    if (how === "step") updateHash();
     draw(false);
   }
 
@@ -304,7 +312,7 @@ function buildPlayer(root, drawer, replay, names) {
   }
 
   function play() {
-    if (player.index >= last) show(0);
+    if (player.index >= last) show(0, "play");
     player.playing = true;
     playButton.textContent = "❚❚ pause";
     let since = performance.now();
@@ -313,7 +321,7 @@ function buildPlayer(root, drawer, replay, names) {
       const due = player.speed >= 60 ? 1 : Math.floor(((now - since) * player.speed) / 1000);
       if (due > 0) {
         since = player.speed >= 60 ? now : since + (due * 1000) / player.speed;
-        show(player.index + due, true);
+        show(player.index + due, "play");
         if (player.index >= last) return stop();
       }
       requestAnimationFrame(tick);
@@ -348,7 +356,12 @@ function buildPlayer(root, drawer, replay, names) {
   new ResizeObserver(relayout).observe(stage);
   window.addEventListener("resize", relayout);
   const start = hashTurn();
-  show(start == null ? 0 : start);
+  show(start == null ? 0 : start, "open");
+  // Following a "link to this turn" on the same page only changes the hash.
+  window.addEventListener("hashchange", () => {
+    const turn = hashTurn();
+    if (turn != null && turn !== player.index) show(turn, "open");
+  });
   root.dataset.ready = "true";
   root.dataset.state = "ready";
 }
