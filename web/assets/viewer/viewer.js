@@ -39,7 +39,7 @@ const STYLE = `
 .viewer-controls button, .viewer-controls select { font: inherit; padding: 2px 8px; }
 .viewer-timeline { position: relative; flex: 1 1 200px; min-width: 120px; }
 .viewer-scrubber { width: 100%; margin: 0; }
-.viewer-marks { position: relative; height: 8px; }
+.viewer-marks { position: relative; height: 8px; margin: 0 8px; }
 .viewer-mark { position: absolute; top: 0; width: 4px; height: 8px; margin-left: -2px; padding: 0; border: 0; cursor: pointer; }
 .viewer-turn { font-variant-numeric: tabular-nums; min-width: 8em; }
 .viewer-legend { display: flex; flex-wrap: wrap; gap: 4px 14px; list-style: none; padding: 0; margin: 4px 0; }
@@ -196,16 +196,7 @@ function buildPlayer(root, drawer, replay, names) {
   controls.append(link);
   const legend = el("ul", { class: "viewer-legend" });
   const status = el("div", { class: "viewer-status" });
-  const eventList = el("ul", { class: "viewer-events" });
-  for (const e of events) {
-    const colour = e.seat == null ? "#666" : seatColour(e.seat);
-    const left = last ? (100 * e.index) / last : 0;
-    const mark = el("button", { type: "button", class: "viewer-mark", title: `turn ${e.index}: ${e.text}`, style: `left:${left}%;background:${colour}`, onclick: () => show(e.index) });
-    marks.append(mark);
-    const item = el("button", { type: "button", onclick: () => show(e.index) }, `turn ${e.index}: ${e.text}`);
-    item.style.color = colour;
-    eventList.append(el("li", {}, item));
-  }
+  const eventList = buildEvents(events, last, marks, (index) => show(index));
   root.replaceChildren(stage, controls, legend, status);
   if (events.length) root.append(eventList);
   else marks.remove();
@@ -250,37 +241,11 @@ function buildPlayer(root, drawer, replay, names) {
 
   function drawLegend() {
     const rows = drawer.legend ? drawer.legend(model, player.index) : [];
-    const count = Math.max(rows.length, names.length);
-    const items = [];
-    for (let seat = 0; seat < count; seat++) {
-      const row = rows[seat] || {};
-      const item = el("li", { "data-seat": String(seat), class: row.out ? "out" : "" },
-        el("span", { class: "viewer-swatch", style: `background:${seatColour(seat)}` }),
-        names[seat] || `seat ${seat}`);
-      if (row.figures) item.append(el("span", { class: "viewer-figures" }, row.figures));
-      items.push(item);
-    }
-    legend.replaceChildren(...items);
+    legend.replaceChildren(...legendItems(rows, names));
   }
 
-  // Forfeits and faults of the shown turn, and the result on the last one.
   function drawStatus() {
-    const turn = replay.turns[player.index];
-    const parts = [];
-    const name = (seat) => names[seat] || `seat ${seat}`;
-    if (turn) {
-      for (const f of turn.forfeits || []) parts.push(`${name(f.seat)} forfeited: ${f.reason}`);
-      (turn.faults || []).forEach((fault, seat) => {
-        if (fault) parts.push(`${name(seat)} fault: ${typeof fault === "string" ? fault : JSON.stringify(fault)}`);
-      });
-    }
-    if (player.index === last) {
-      const r = replay.result;
-      if (r && r.winner != null) parts.push(`winner ${name(r.winner)} (${r.reason})`);
-      else if (r) parts.push(`ended: ${r.reason}`);
-      else parts.push("match unfinished");
-    }
-    status.textContent = parts.join(" · ");
+    status.textContent = describeTurn(replay, player.index, names);
   }
 
   // `how`: "play" while playing (no hash writes), "open" on load (the URL
@@ -364,6 +329,55 @@ function buildPlayer(root, drawer, replay, names) {
   });
   root.dataset.ready = "true";
   root.dataset.state = "ready";
+}
+
+// Timeline marks (into `marks`) and the clickable list of events.
+function buildEvents(events, last, marks, pick) {
+  const list = el("ul", { class: "viewer-events" });
+  for (const e of events) {
+    const colour = e.seat == null ? "#666" : seatColour(e.seat);
+    const left = last ? (100 * e.index) / last : 0;
+    const label = `turn ${e.index}: ${e.text}`;
+    marks.append(el("button", { type: "button", class: "viewer-mark", title: label, style: `left:${left}%;background:${colour}`, onclick: () => pick(e.index) }));
+    const item = el("button", { type: "button", style: `color:${colour}`, onclick: () => pick(e.index) }, label);
+    list.append(el("li", {}, item));
+  }
+  return list;
+}
+
+// One legend entry per seat: colour, name, and the drawer's figures.
+function legendItems(rows, names) {
+  const count = Math.max(rows.length, names.length);
+  const items = [];
+  for (let seat = 0; seat < count; seat++) {
+    const row = rows[seat] || {};
+    const item = el("li", { "data-seat": String(seat), class: row.out ? "out" : "" },
+      el("span", { class: "viewer-swatch", style: `background:${seatColour(seat)}` }),
+      names[seat] || `seat ${seat}`);
+    if (row.figures) item.append(el("span", { class: "viewer-figures" }, row.figures));
+    items.push(item);
+  }
+  return items;
+}
+
+// Forfeits and faults of the shown turn, and the result on the last one.
+function describeTurn(replay, index, names) {
+  const turn = replay.turns[index];
+  const parts = [];
+  const name = (seat) => names[seat] || `seat ${seat}`;
+  if (turn) {
+    for (const f of turn.forfeits || []) parts.push(`${name(f.seat)} forfeited: ${f.reason}`);
+    (turn.faults || []).forEach((fault, seat) => {
+      if (fault) parts.push(`${name(seat)} fault: ${typeof fault === "string" ? fault : JSON.stringify(fault)}`);
+    });
+  }
+  if (index === replay.states.length - 1) {
+    const r = replay.result;
+    if (r && r.winner != null) parts.push(`winner ${name(r.winner)} (${r.reason})`);
+    else if (r) parts.push(`ended: ${r.reason}`);
+    else parts.push("match unfinished");
+  }
+  return parts.join(" · ");
 }
 
 function inFormField(target) {

@@ -93,16 +93,16 @@ function drawDeaths(ctx, state, cell) {
         (other.killers || []).some(([r, c, o]) => r === death.row && c === death.col && o === death.owner));
       const reach = mutual ? 0.5 : 1;
       ctx.strokeStyle = seatColour(kowner);
-      ctx.lineWidth = Math.max(1.5, cell * 0.1);
+      ctx.lineWidth = Math.max(2, cell * 0.12);
       ctx.beginPath();
       ctx.moveTo(cx + dc * cell, cy + dr * cell);
       ctx.lineTo(cx + dc * cell * (1 - reach), cy + dr * cell * (1 - reach));
       ctx.stroke();
     }
     ctx.strokeStyle = seatColour(death.owner);
-    ctx.lineWidth = Math.max(1.5, cell * 0.1);
+    ctx.lineWidth = Math.max(2, cell * 0.12);
     ctx.beginPath();
-    ctx.arc(cx, cy, cell * (0.34 + 0.12 * stacked), 0, 2 * Math.PI);
+    ctx.arc(cx, cy, cell * (0.4 + 0.12 * stacked), 0, 2 * Math.PI);
     ctx.stroke();
   }
 }
