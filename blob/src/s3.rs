@@ -214,14 +214,13 @@ pub(crate) fn describe_location(location: &S3Location) -> String {
     text
 }
 
-/// Converts the client's timestamps; ones before 1970 (which S3 does not
+/// An object's Last-Modified as a `SystemTime`, in whole seconds: HEAD
+/// answers to the second while some servers list with milliseconds, and
+/// `stored_at` and `sweep` must agree. Times before 1970 (which S3 does not
 /// produce) become the epoch.
 fn last_modified(meta: &ObjectMeta) -> SystemTime {
-    let time = meta.last_modified;
-    let since_epoch = u64::try_from(time.timestamp())
-        .map(|seconds| Duration::new(seconds, time.timestamp_subsec_nanos()))
-        .unwrap_or_default();
-    SystemTime::UNIX_EPOCH + since_epoch
+    let seconds = u64::try_from(meta.last_modified.timestamp()).unwrap_or_default();
+    SystemTime::UNIX_EPOCH + Duration::from_secs(seconds)
 }
 
 fn s3_error(action: &'static str) -> impl FnOnce(object_store::Error) -> BlobError {
