@@ -42,6 +42,7 @@ impl S3Blobs {
     /// from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN
     /// if set). Nothing is sent until the first request.
     pub fn open(location: S3Location) -> Result<S3Blobs> {
+        install_crypto_provider();
         let mut location = location;
         let credentials = match location.credentials.take() {
             Some(credentials) => credentials,
@@ -185,6 +186,17 @@ impl S3Blobs {
     /// A description for logs.
     pub fn describe(&self) -> String {
         describe_location(&self.location)
+    }
+}
+
+/// Makes ring rustls's process-wide crypto provider unless one is already
+/// installed (then that one is used). reqwest is built without a provider
+/// of its own, so that Arena links one TLS crypto library (ring, as tonic
+/// does) and rustls never sees two it cannot choose between.
+fn install_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Losing a race to another installer is fine: a provider is set.
+        let _ = rustls::crypto::ring::default_provider().install_default();
     }
 }
 
