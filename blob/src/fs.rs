@@ -90,7 +90,7 @@ impl FsBlobs {
             let size = file.metadata().map_err(io_error("stat", &path))?.len();
             if size > MAX_STORED_BYTES {
                 return Err(BlobError::Corrupt {
-                    id: id.to_owned(),
+                    id,
                     reason: format!("stored file is {size} bytes"),
                 });
             }

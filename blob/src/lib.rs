@@ -50,7 +50,10 @@
 //!
 //! **Runtime.** The methods are async and run blocking work (file I/O,
 //! compression, hashing) on tokio's blocking pool, so they must be called
-//! inside a tokio runtime, as everything in Arena is.
+//! inside a tokio runtime, as everything in Arena is. S3 goes over reqwest
+//! with rustls and the ring crypto library (the one tonic uses here); opening
+//! an S3 store installs ring as rustls's process-wide provider unless the
+//! program has already installed one.
 //!
 //! # Locations
 //!
