@@ -12,7 +12,8 @@ use arena_proto::v1::{HeartbeatRequest, LeaseRequest, MatchSummary};
 
 use crate::support::arena::{self, Coordinator, Worker};
 use crate::support::bots::Fixture;
-use crate::support::browser::{Browser, BrowserError, js_string, screenshot_dir};
+use crate::support::browser::page::js_string;
+use crate::support::browser::{Browser, BrowserError, screenshot_dir};
 use crate::support::redis::RedisServer;
 use crate::support::tournament::{assert_all_done_once, matches, wait_finished};
 use crate::support::wait::poll_until;

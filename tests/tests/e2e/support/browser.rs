@@ -35,7 +35,7 @@ mod connection;
 pub mod page;
 
 use connection::{Connection, pipe};
-pub use page::{Page, js_string};
+use page::Page;
 
 /// The Chromium launcher; `ARENA_E2E_CHROMIUM` names another.
 const CHROMIUM: &str = "chromium";
