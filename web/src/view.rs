@@ -61,12 +61,23 @@ pub async fn summaries(coordinator: &Coordinator) -> WebResult<Vec<Summary>> {
     Ok(all)
 }
 
-pub async fn tournament(coordinator: &Coordinator, id: &TournamentId) -> WebResult<TournamentView> {
+/// A tournament with its matches and results, and its standings when
+/// `with_standings` (pages about one match need none, and computing them
+/// replays every result).
+pub async fn tournament(
+    coordinator: &Coordinator,
+    id: &TournamentId,
+    with_standings: bool,
+) -> WebResult<TournamentView> {
     let id = id.as_str();
     let summary = summary(coordinator, id)
         .await?
         .ok_or_else(|| WebError::NotFound(format!("no tournament {id}")))?;
-    let standings = coordinator.standings(id).await?;
+    let standings = if with_standings {
+        coordinator.standings(id).await?
+    } else {
+        Standings::default()
+    };
     let matches = coordinator.store().matches(id).await.map_err(into_web)?;
     let results = coordinator
         .store()

@@ -190,6 +190,29 @@ async fn frames_are_the_replay_dump_as_one_array_and_the_replay_is_raw() {
 }
 
 #[tokio::test]
+async fn an_unreadable_replay_is_a_500_page_not_a_crash() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    support::report_with(
+        &fixture.coordinator,
+        &fixture.running,
+        b"{\"format\":\"arena-replay/3\",\"game\":\"ants\"".to_vec(),
+    )
+    .await;
+    let reply = server
+        .get(&format!(
+            "/matches/{}/frames.json",
+            fixture.running.lease.match_id
+        ))
+        .await;
+    assert_eq!(reply.status, 500, "{}", reply.text());
+    assert!(reply.header("content-type").starts_with("text/html"));
+    assert!(reply.text().contains("<h1>500"), "{}", reply.text());
+    // The server carries on.
+    server.get("/").await.expect(200);
+}
+
+#[tokio::test]
 async fn unknown_things_are_404_and_malformed_ids_400() {
     let fixture = Fixture::new().await;
     let server = fixture.serve().await;

@@ -27,7 +27,7 @@ pub struct Found {
 
 /// Looks a match up: 404 if its tournament or the match is unknown.
 pub async fn find(state: &AppState, id: &MatchId) -> WebResult<Found> {
-    let view = match view::tournament(&state.coordinator, id.tournament()).await {
+    let view = match view::tournament(&state.coordinator, id.tournament(), false).await {
         Err(WebError::NotFound(_)) => {
             return Err(WebError::NotFound(format!("no match {}", id.as_str())));
         }

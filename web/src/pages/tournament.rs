@@ -20,7 +20,7 @@ pub async fn tournament(
     viewer: Viewer,
 ) -> WebResult<Html<String>> {
     let id = TournamentId::parse(&id)?;
-    let view = view::tournament(&state.coordinator, &id).await?;
+    let view = view::tournament(&state.coordinator, &id, true).await?;
     let spec = &view.summary.spec;
     let mut body = String::new();
     let _ = write!(
@@ -93,14 +93,35 @@ fn matches_table(body: &mut String, state: &AppState, view: &TournamentView, vie
     if viewer.is_admin() {
         body.push_str("<th>Organiser</th>");
     }
-    body.push_str("</tr></thead>\n<tbody>\n");
+    body.push_str("</tr></thead>\n");
+    let columns = if viewer.is_admin() { 9 } else { 8 };
+    let mut round = None;
     for info in &view.matches {
+        // Matches come in schedule order: each round opens its own body.
+        if round != Some(info.round) {
+            if round.is_some() {
+                body.push_str("</tbody>\n");
+            }
+            round = Some(info.round);
+            let in_round = view.matches.iter().filter(|m| m.round == info.round);
+            let done = in_round
+                .clone()
+                .filter(|m| matches!(m.state, MatchState::Done { .. }))
+                .count();
+            let _ = writeln!(
+                body,
+                "<tbody data-round=\"{0}\"><tr class=\"round\"><th colspan=\"{columns}\">Round {1} \
+                 · {done}/{2} done</th></tr>",
+                info.round,
+                info.round + 1,
+                in_round.count(),
+            );
+        }
         let seats: Vec<&str> = info.pairing.seats.iter().map(|s| view.name_of(s)).collect();
         let _ = write!(
             body,
-            "<tr data-match=\"{}\" data-round=\"{}\"><td><a href=\"/matches/{}\">{}</a></td><td>{}</td><td>{}</td>",
+            "<tr data-match=\"{}\"><td><a href=\"/matches/{}\">{}</a></td><td>{}</td><td>{}</td>",
             esc(&info.match_id),
-            info.round,
             url_segment(&info.match_id),
             esc(&info.match_id),
             info.round + 1,
@@ -129,7 +150,7 @@ fn matches_table(body: &mut String, state: &AppState, view: &TournamentView, vie
 /// The live snapshot of one tournament: its summary, every standings row
 /// and every match's changing cells.
 pub async fn snapshot(state: &AppState, id: &TournamentId) -> WebResult<Vec<LiveItem>> {
-    let view = view::tournament(&state.coordinator, id).await?;
+    let view = view::tournament(&state.coordinator, id, true).await?;
     let mut items = vec![LiveItem::new(
         "tournament",
         &view.summary.spec.id,

@@ -153,6 +153,11 @@ impl Fixture {
 /// Reports `lease`'s match finished: seats ranked in seat order, with the
 /// sample replay.
 pub async fn report(coordinator: &Coordinator, lease: &LeasedMatch) {
+    report_with(coordinator, lease, sample_replay()).await;
+}
+
+/// Reports `lease`'s match finished as [`report`] does, with `replay`.
+pub async fn report_with(coordinator: &Coordinator, lease: &LeasedMatch, replay: Vec<u8>) {
     let seats = &lease.lease.pairing.seats;
     let ranks: Vec<u32> = (0..seats.len() as u32).collect();
     let points = arena_engine::placement_points(&ranks);
@@ -179,7 +184,7 @@ pub async fn report(coordinator: &Coordinator, lease: &LeasedMatch) {
             WORKER,
             &lease.lease.lease_id,
             record,
-            Some(sample_replay()),
+            Some(replay),
             1.0,
         )
         .await
