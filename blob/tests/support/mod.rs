@@ -1,0 +1,3 @@
+//! Shared pieces of the integration tests.
+
+pub mod moto;

@@ -1,0 +1,116 @@
+// Generals Competition (`generals`, 1v1) and classic generals.io
+// (`generals-classic`: 1v1, 2v2, FFA). Both dump the same board planes:
+// width, height, kind[] ("Plain" | "Mountain" | "Castle" | "General"),
+// owner[] (0 neutral, 1 + seat), army[], generals[] (each seat's general
+// cell); classic adds seats[] with team and alive.
+
+import { paintCell, sightMask } from "./board.js";
+
+const TERRAIN = { Plain: "plain", Mountain: "mountain", Castle: "city", General: "crown" };
+
+function seatCount(state) {
+  return Array.isArray(state.seats) ? state.seats.length : state.generals.length;
+}
+
+// The team a seat plays for; without teams every seat is its own.
+function teamOf(state, seat) {
+  const record = Array.isArray(state.seats) ? state.seats[seat] : null;
+  return record && record.team != null ? record.team : seat;
+}
+
+function totals(state, seats) {
+  const land = new Array(seats).fill(0);
+  const army = new Array(seats).fill(0);
+  state.owner.forEach((owner, cell) => {
+    if (owner === 0) return;
+    land[owner - 1] += 1;
+    army[owner - 1] += state.army[cell];
+  });
+  return { land, army };
+}
+
+function prepare(states) {
+  const first = states[0];
+  const seats = seatCount(first);
+  return {
+    states,
+    seats,
+    cols: first.width,
+    rows: first.height,
+    totals: states.map((s) => totals(s, seats)),
+    sight: new Map(),
+  };
+}
+
+function views(model, names) {
+  const list = [{ value: "all", label: "whole board" }];
+  for (let seat = 0; seat < model.seats; seat++) {
+    list.push({ value: String(seat), label: `${names[seat] || `seat ${seat}`}'s view` });
+  }
+  return list;
+}
+
+// A seat sees what it or a teammate owns and every cell touching it.
+function sightOf(model, index, seat) {
+  const key = `${index}:${seat}`;
+  let mask = model.sight.get(key);
+  if (!mask) {
+    const state = model.states[index];
+    const team = teamOf(state, seat);
+    mask = sightMask(
+      state.width,
+      state.height,
+      (cell) => state.owner[cell] - 1,
+      (other) => teamOf(state, other) === team,
+    );
+    model.sight.set(key, mask);
+  }
+  return mask;
+}
+
+function draw(ctx, model, index, view, cell) {
+  const state = model.states[index];
+  const seen = view === "all" || view == null ? null : sightOf(model, index, Number(view));
+  for (let i = 0; i < state.kind.length; i++) {
+    const fog = !seen || seen[i] ? "visible" : "hidden";
+    const terrain = TERRAIN[state.kind[i]] || "plain";
+    paintCell(ctx, i % state.width, Math.floor(i / state.width), cell, terrain, state.owner[i] - 1, state.army[i], fog);
+  }
+}
+
+function legend(model, index) {
+  const state = model.states[index];
+  const { land, army } = model.totals[index];
+  return land.map((_, seat) => {
+    const record = Array.isArray(state.seats) ? state.seats[seat] : null;
+    const out = record ? !record.alive : land[seat] === 0;
+    const team = record && state.mode === "2v2" ? ` · team ${record.team}` : "";
+    return { figures: `land ${land[seat]} · army ${army[seat]}${team}`, out };
+  });
+}
+
+// A general's cell changing hands is a capture; a seat's alive flag going
+// false (classic) is an elimination.
+function events(model, names) {
+  const name = (seat) => names[seat] || `seat ${seat}`;
+  const list = [];
+  for (let i = 1; i < model.states.length; i++) {
+    const before = model.states[i - 1];
+    const after = model.states[i];
+    for (let seat = 0; seat < model.seats; seat++) {
+      const cell = after.generals[seat];
+      if (before.owner[cell] - 1 === seat && after.owner[cell] - 1 !== seat) {
+        const by = after.owner[cell] - 1;
+        list.push({ index: i, seat: by >= 0 ? by : null, text: `${name(seat)}'s general captured${by >= 0 ? ` by ${name(by)}` : ""}` });
+      }
+      const was = before.seats && before.seats[seat];
+      const now = after.seats && after.seats[seat];
+      if (was && now && was.alive && !now.alive) {
+        list.push({ index: i, seat, text: `${name(seat)} ${now.forfeited ? "forfeited" : "eliminated"}` });
+      }
+    }
+  }
+  return list;
+}
+
+export default { prepare, views, draw, legend, events };
