@@ -42,6 +42,7 @@ pub fn content_type(path: &str) -> &'static str {
         "woff2" => "font/woff2",
         "woff" => "font/woff",
         "txt" => "text/plain; charset=utf-8",
+        "md" => "text/markdown; charset=utf-8",
         _ => "application/octet-stream",
     }
 }

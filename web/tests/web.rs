@@ -273,6 +273,16 @@ async fn assets_have_their_content_type_and_cache_headers() {
     assert_eq!(js.status, 200);
     assert_eq!(js.header("content-type"), "text/javascript; charset=utf-8");
     assert!(js.text().contains("EventSource"));
+    // The replay viewer's modules, whatever their depth.
+    for path in ["/assets/viewer/viewer.js", "/assets/viewer/games/ants.js"] {
+        let module = server.get(path).await;
+        assert_eq!(module.status, 200, "{path}");
+        assert_eq!(
+            module.header("content-type"),
+            "text/javascript; charset=utf-8"
+        );
+    }
+    server.get("/assets/viewer/../style.css").await.expect(404);
     // Every page links the stylesheet.
     assert!(
         server
@@ -286,6 +296,24 @@ async fn assets_have_their_content_type_and_cache_headers() {
 #[tokio::test]
 async fn the_workers_page_lists_each_worker() {
     let fixture = Fixture::new().await;
+    // One attempt fails on the worker: it counts against the worker.
+    let third = fixture
+        .coordinator
+        .lease(WORKER)
+        .await
+        .unwrap()
+        .expect("a third queued match");
+    fixture
+        .coordinator
+        .fail(
+            WORKER,
+            &third.lease.match_id,
+            &third.lease.lease_id,
+            "disk full",
+        )
+        .await
+        .unwrap()
+        .expect("the lease was current");
     let server = fixture.serve().await;
     let page = server.get("/workers").await.expect(200);
     let start = page
@@ -303,7 +331,7 @@ async fn the_workers_page_lists_each_worker() {
     );
     assert!(row.contains(" s ago</td>"), "{row}");
     assert!(row.contains("<td data-field=\"played\">1</td>"), "{row}");
-    assert!(row.contains("<td data-field=\"failed\">0</td>"), "{row}");
+    assert!(row.contains("<td data-field=\"failed\">1</td>"), "{row}");
 }
 
 #[tokio::test]
