@@ -180,13 +180,7 @@ pub async fn report_with(coordinator: &Coordinator, lease: &LeasedMatch, replay:
         turns: 150,
     };
     coordinator
-        .report(
-            WORKER,
-            &lease.lease.lease_id,
-            record,
-            Some(replay),
-            1.0,
-        )
+        .report(WORKER, &lease.lease.lease_id, record, Some(replay), 1.0)
         .await
         .expect("reporting the result");
 }
@@ -382,6 +376,28 @@ impl EventReader {
         })
         .await
         .expect("a snapshot within the deadline")
+    }
+}
+
+impl EventReader {
+    /// The first snapshot within `deadline` that `wanted` accepts; every
+    /// snapshot must differ from the one before it.
+    pub async fn snapshot_until(
+        &mut self,
+        deadline: Duration,
+        wanted: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        let until = tokio::time::Instant::now() + deadline;
+        let mut last: Option<serde_json::Value> = None;
+        loop {
+            let left = until.saturating_duration_since(tokio::time::Instant::now());
+            let snapshot = self.next_snapshot(left).await;
+            assert_ne!(last.as_ref(), Some(&snapshot), "a snapshot sent twice");
+            if wanted(&snapshot) {
+                return snapshot;
+            }
+            last = Some(snapshot);
+        }
     }
 }
 
