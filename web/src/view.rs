@@ -291,3 +291,50 @@ impl LiveItem {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row() -> StandingRow {
+        StandingRow {
+            rank: 2,
+            entrant: "e".into(),
+            name: "alice".into(),
+            points: 1.5,
+            buchholz: 3.0,
+            sonneborn_berger: 1.25,
+            rating_mu: 25.0,
+            rating_sigma: 2.5,
+            rating_conservative: 17.5,
+            games: 3,
+            wins: 1,
+            draws: 1,
+            losses: 1,
+            byes: 0,
+            timeouts: 4,
+            malformed: 0,
+            illegal: 0,
+            fuel_exhausted: 0,
+            strikes: 0,
+            forfeits: [(arena_engine::Forfeit::Crash, 1)].into(),
+        }
+    }
+
+    #[test]
+    fn standings_cells_show_the_rating_interval_and_forfeits_by_kind() {
+        let fields = standing_fields(&row());
+        assert_eq!(fields.len(), STANDING_HEADINGS.len());
+        let cell = |name: &str| {
+            fields
+                .iter()
+                .find(|(f, _)| *f == name)
+                .map(|(_, text)| text.clone())
+                .unwrap()
+        };
+        assert_eq!(cell("rating"), "25.0 ± 5.0 [20.0, 30.0]");
+        assert_eq!(cell("conservative"), "17.50");
+        assert_eq!(cell("wdl"), "1/1/1");
+        assert_eq!(cell("forfeits"), "crash 1");
+    }
+}
