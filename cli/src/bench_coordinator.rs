@@ -327,6 +327,7 @@ impl SimulatedWorker {
                 worker_id: self.id.clone(),
                 lease_ids: vec![leased.lease_id.clone()],
                 cached_builds: Vec::new(),
+                progress: Vec::new(),
             });
             let lost = self.client.heartbeat(heartbeat).await?.into_inner();
             counts.heartbeats.fetch_add(1, Ordering::Relaxed);
@@ -378,6 +379,7 @@ pub fn synthetic_result(worker: &str, leased: &LeasedMatch) -> ReportResultReque
         turns: 1,
         replay: Vec::new(),
         duration_s: 0.0,
+        seat_logs: Vec::new(),
     }
 }
 

@@ -203,6 +203,7 @@ fn random_results(round_no: u32, round: &Round, rng: &mut u64) -> Vec<MatchRecor
                 .collect(),
             reason: "bench".into(),
             turns: 1,
+            worker: String::new(),
         })
         .collect()
 }

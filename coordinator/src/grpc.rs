@@ -152,6 +152,20 @@ impl Worker for WorkerService {
             .coordinator
             .heartbeat(&r.worker_id, &r.lease_ids, r.cached_builds)
             .await?;
+        // Only leases the store just extended for this worker say how far
+        // their matches have got.
+        let extended: std::collections::BTreeSet<&str> = r
+            .lease_ids
+            .iter()
+            .map(String::as_str)
+            .filter(|id| !lost.iter().any(|l| l == id))
+            .collect();
+        self.coordinator.record_progress(
+            r.progress
+                .into_iter()
+                .filter(|p| extended.contains(p.lease_id.as_str()))
+                .map(|p| (p.match_id, p.turn)),
+        );
         Ok(Response::new(HeartbeatResponse {
             lost_lease_ids: lost,
         }))
@@ -198,7 +212,14 @@ impl Worker for WorkerService {
         let replay = (!r.replay.is_empty()).then_some(r.replay);
         let outcome = self
             .coordinator
-            .report(&r.worker_id, &r.lease_id, record, replay, r.duration_s)
+            .report(
+                &r.worker_id,
+                &r.lease_id,
+                record,
+                replay,
+                r.seat_logs,
+                r.duration_s,
+            )
             .await?;
         let outcome = match outcome {
             CompleteOutcome::Accepted => ReportOutcome::Accepted,
@@ -328,6 +349,7 @@ fn match_record(r: &ReportResultRequest) -> Result<MatchRecord, Status> {
         seats,
         reason: r.reason.clone(),
         turns: r.turns,
+        worker: String::new(),
     })
 }
 
@@ -411,7 +433,11 @@ impl Admin for AdminService {
             .put_submission(&hash, r.archive)
             .await
             .map_err(CoordinatorError::from)?;
-        Ok(Response::new(UploadSubmissionResponse { hash }))
+        let entrant_token = self.coordinator.issue_entrant_token(&hash).await?;
+        Ok(Response::new(UploadSubmissionResponse {
+            hash,
+            entrant_token,
+        }))
     }
 
     async fn upload_submission_chunks(
@@ -442,7 +468,11 @@ impl Admin for AdminService {
             .put_submission(&hash, archive)
             .await
             .map_err(CoordinatorError::from)?;
-        Ok(Response::new(UploadSubmissionResponse { hash }))
+        let entrant_token = self.coordinator.issue_entrant_token(&hash).await?;
+        Ok(Response::new(UploadSubmissionResponse {
+            hash,
+            entrant_token,
+        }))
     }
 
     async fn status(

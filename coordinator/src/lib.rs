@@ -17,6 +17,7 @@
 //! by their archives.
 
 mod archive_root;
+pub mod attachments;
 pub mod grpc;
 pub mod metrics;
 pub mod model;

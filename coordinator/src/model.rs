@@ -121,6 +121,10 @@ pub struct MatchRecord {
     /// Why the game ended (`general_captured`, `turn_cap_draw`, `forfeit`, ...).
     pub reason: String,
     pub turns: u32,
+    /// The worker whose result was accepted; empty when not known (a
+    /// record made before workers were recorded, or outside a lease).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub worker: String,
 }
 
 /// How a baseline seat is written among entrant ids: `baseline:NAME`, where

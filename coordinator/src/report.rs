@@ -164,6 +164,7 @@ mod tests {
                 .collect(),
             reason: "x".into(),
             turns: 1,
+            worker: String::new(),
         }
     }
 

@@ -246,6 +246,7 @@ impl Sides {
         }
         Ok(MatchRecord {
             seats: sides,
+            worker: String::new(),
             ..record.clone()
         })
     }
@@ -351,6 +352,7 @@ mod tests {
             seats,
             reason: "general_captured".into(),
             turns: 10,
+            worker: String::new(),
         };
         let one = sides.collapse(&record).unwrap();
         assert_eq!(one.seats.len(), 2);
@@ -374,6 +376,7 @@ mod tests {
             seats: vec![seat("a", 0), seat("b", 1), seat("a", 1), seat("b", 1)],
             reason: "x".into(),
             turns: 1,
+            worker: String::new(),
         };
         assert_eq!(
             sides.collapse(&split),
@@ -397,6 +400,7 @@ mod tests {
         ));
         let short = MatchRecord {
             seats: vec![seat("a", 0), seat("b", 1)],
+            worker: String::new(),
             ..split
         };
         assert!(matches!(

@@ -158,6 +158,7 @@ fn result_of(match_id: &str, round: u32, seats: &[String]) -> MatchRecord {
             .collect(),
         reason: "general_captured".into(),
         turns: 5,
+        worker: String::new(),
     }
 }
 
@@ -167,7 +168,7 @@ async fn play_out(coordinator: &Coordinator) {
         let lease = &leased.lease;
         let record = result_of(&lease.match_id, lease.round, &lease.pairing.seats);
         let outcome = coordinator
-            .report(WORKER, &lease.lease_id, record, None, 1.0)
+            .report(WORKER, &lease.lease_id, record, None, Vec::new(), 1.0)
             .await
             .unwrap();
         assert_eq!(outcome, CompleteOutcome::Accepted);
@@ -198,7 +199,7 @@ async fn swiss_crashed_between_rounds(fresh: Fresh<'_>) -> (Store, String) {
         let record = result_of(&lease.match_id, lease.round, &lease.pairing.seats);
         let outcome = if played + 1 < round_size {
             before
-                .report(WORKER, &lease.lease_id, record, None, 1.0)
+                .report(WORKER, &lease.lease_id, record, None, Vec::new(), 1.0)
                 .await
         } else {
             // The crash: the result is stored, the advance never runs.

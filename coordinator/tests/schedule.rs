@@ -51,6 +51,7 @@ fn play(round_no: u32, round: &Round, rng: &mut Rng) -> Vec<MatchRecord> {
                     .collect(),
                 reason: "test".into(),
                 turns: 1,
+                worker: String::new(),
             }
         })
         .collect()
@@ -732,6 +733,7 @@ fn swiss_scores_follow_ranks() {
             .collect(),
         reason: String::new(),
         turns: 0,
+        worker: String::new(),
     };
     let unit = arena_coordinator::schedule::SCORE_UNIT as f64;
     let as_points = |v: Vec<i64>| v.into_iter().map(|p| p as f64 / unit).collect::<Vec<_>>();
@@ -827,6 +829,7 @@ fn swiss_pairs_by_score() {
             ],
             reason: String::new(),
             turns: 0,
+            worker: String::new(),
         })
         .collect();
     let winners: HashSet<&EntrantId> = round0.pairings.iter().map(|p| &p.seats[0]).collect();
@@ -931,6 +934,7 @@ fn swiss_ignores_later_rounds_and_strangers() {
         ],
         reason: String::new(),
         turns: 0,
+        worker: String::new(),
     });
     assert_eq!(swiss_round(1, &e, &noisy, 2, 8).expect("valid"), clean);
 }

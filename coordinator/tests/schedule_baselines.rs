@@ -49,6 +49,7 @@ fn play(round_no: u32, round: &Round, state: &mut u64) -> Vec<MatchRecord> {
                 .collect(),
             reason: "test".into(),
             turns: 1,
+            worker: String::new(),
         })
         .collect()
 }

@@ -29,6 +29,7 @@ fn game(id: &str, round: u32, seats: &[(&str, u32)]) -> MatchRecord {
         seats: seats.iter().map(|(e, r)| seat(e, *r)).collect(),
         reason: "general_captured".to_owned(),
         turns: 100,
+        worker: String::new(),
     }
 }
 
@@ -806,6 +807,7 @@ fn arb_matches() -> impl Strategy<Value = (usize, Vec<MatchRecord>, Vec<(u32, En
                             .collect(),
                         reason: "x".into(),
                         turns: 1,
+                        worker: String::new(),
                     })
                     .collect();
                 let mut byes: Vec<(u32, EntrantId)> = byes

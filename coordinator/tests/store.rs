@@ -81,6 +81,8 @@ conformance!(
     report_checks_the_seats_before_anything_else,
     report_is_complete_for_the_holder_and_idempotent,
     quarantine_counts_through_report_and_fail_counted,
+    rejudge_replays_a_finished_match_from_the_front,
+    entrant_tokens_name_their_submission,
 );
 
 // Fixtures.
@@ -284,6 +286,7 @@ fn record(match_id: &str, round: u32, turns: u32) -> MatchRecord {
         ],
         reason: "general_captured".to_owned(),
         turns,
+        worker: String::new(),
     }
 }
 
@@ -362,6 +365,7 @@ fn full_record(match_id: &str) -> MatchRecord {
             .collect(),
         reason: "last_general_standing".to_owned(),
         turns: 240,
+        worker: String::new(),
     }
 }
 
@@ -1497,6 +1501,66 @@ async fn failed_attempts_up_to_the_cap_make_a_match_stuck(store: Store) {
     let late = complete(&store, "w1", "m0", &l3.lease_id, record("m0", 0, 1), None);
     assert_eq!(late.await.unwrap(), CompleteOutcome::StaleLease);
     assert!(store.results("t").await.unwrap().is_empty());
+}
+
+async fn rejudge_replays_a_finished_match_from_the_front(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
+    let l1 = lease_as(&store, "w1", 0, 100).await.unwrap();
+    assert!(
+        !store.rejudge("m0").await.unwrap(),
+        "a leased match has no result to rejudge"
+    );
+    let done = complete(
+        &store,
+        "w1",
+        "m0",
+        &l1.lease_id,
+        record("m0", 0, 3),
+        Some(vec![7]),
+    );
+    assert_eq!(done.await.unwrap(), CompleteOutcome::Accepted);
+    let unknown = store.rejudge("zz").await.unwrap_err();
+    assert!(
+        matches!(&unknown, StoreError::UnknownMatch(id) if id == "zz"),
+        "{unknown:?}"
+    );
+
+    assert!(store.rejudge("m0").await.unwrap());
+    assert!(!store.rejudge("m0").await.unwrap(), "rejudged once");
+    // Its result and replay are gone, and it is leased first, as attempt 2.
+    assert!(store.results("t").await.unwrap().is_empty());
+    assert_eq!(store.replay("m0").await.unwrap(), None);
+    let status = store.status("t").await.unwrap();
+    assert_eq!((status.queued, status.done), (2, 0));
+    let l2 = lease_as(&store, "w2", 0, 100).await.unwrap();
+    assert_eq!((l2.match_id.as_str(), l2.attempt), ("m0", 2));
+    let again = complete(&store, "w2", "m0", &l2.lease_id, record("m0", 0, 9), None);
+    assert_eq!(again.await.unwrap(), CompleteOutcome::Accepted);
+    let results = store.results("t").await.unwrap();
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].turns, 9, "the new result replaces the old");
+
+    store.cancel("t").await.unwrap();
+    let cancelled = store.rejudge("m0").await.unwrap_err();
+    assert!(
+        matches!(cancelled, StoreError::Cancelled(_)),
+        "{cancelled:?}"
+    );
+}
+
+async fn entrant_tokens_name_their_submission(store: Store) {
+    assert_eq!(store.entrant_token("d1").await.unwrap(), None);
+    store.put_entrant_token("d1", "sub-a").await.unwrap();
+    store.put_entrant_token("d2", "sub-b").await.unwrap();
+    assert_eq!(
+        store.entrant_token("d1").await.unwrap().as_deref(),
+        Some("sub-a")
+    );
+    assert_eq!(
+        store.entrant_token("d2").await.unwrap().as_deref(),
+        Some("sub-b")
+    );
+    assert_eq!(store.entrant_token("sub-a").await.unwrap(), None);
 }
 
 async fn requeue_gives_a_stuck_match_fresh_attempts(store: Store) {

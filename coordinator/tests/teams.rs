@@ -156,6 +156,7 @@ fn result(match_id: &str, round: u32, pairing: &Pairing, winner: Option<&str>) -
             .collect(),
         reason: "general_captured".to_owned(),
         turns: 100,
+        worker: String::new(),
     }
 }
 
@@ -299,6 +300,7 @@ fn as_duels(matches: &[MatchRecord]) -> Vec<MatchRecord> {
         .iter()
         .map(|m| MatchRecord {
             seats: m.seats[..2].to_vec(),
+            worker: String::new(),
             ..m.clone()
         })
         .collect()
@@ -577,7 +579,7 @@ async fn a_2v2_round_robin_end_to_end() {
                 seat.score = score;
             }
             let err = coordinator
-                .report("w1", &leased.lease.lease_id, split, None, 1.0)
+                .report("w1", &leased.lease.lease_id, split, None, Vec::new(), 1.0)
                 .await
                 .unwrap_err();
             let shown = format!("{err:?}");
@@ -585,7 +587,7 @@ async fn a_2v2_round_robin_end_to_end() {
             refused_once = true;
         }
         let outcome = coordinator
-            .report("w1", &leased.lease.lease_id, record, None, 1.0)
+            .report("w1", &leased.lease.lease_id, record, None, Vec::new(), 1.0)
             .await
             .unwrap();
         assert_eq!(outcome, arena_coordinator::store::CompleteOutcome::Accepted);

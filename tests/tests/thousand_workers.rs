@@ -434,6 +434,7 @@ impl SimulatedWorker {
                 worker_id: self.id.clone(),
                 lease_ids: vec![leased.lease_id.clone()],
                 cached_builds: Vec::new(),
+                progress: Vec::new(),
             })
             .await;
         match beat {
@@ -522,6 +523,7 @@ fn result_for(worker: &str, leased: &LeasedMatch) -> ReportResultRequest {
         turns: 1,
         replay: Vec::new(),
         duration_s: 0.0,
+        seat_logs: Vec::new(),
     }
 }
 

@@ -17,6 +17,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -26,8 +27,9 @@ use arena_engine::registry::{self, FuelLimits, Limits};
 use arena_engine::{Forfeit, Match, Rules};
 use arena_proto::v1::worker_client::WorkerClient;
 use arena_proto::v1::{
-    FetchSubmissionRequest, Forfeit as WireForfeit, HeartbeatRequest, LeaseRequest, LeasedMatch,
-    RegisterRequest, ReportFailureRequest, ReportOutcome, ReportResultRequest, SeatResult,
+    FetchSubmissionRequest, Forfeit as WireForfeit, HeartbeatRequest, LeaseProgress, LeaseRequest,
+    LeasedMatch, RegisterRequest, ReportFailureRequest, ReportOutcome, ReportResultRequest,
+    SeatResult,
 };
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -120,6 +122,10 @@ struct LeaseState {
     renewed: Instant,
     /// How long the lease lives without a heartbeat.
     ttl: Duration,
+    /// Its match, and the turns it has played, sent with heartbeats for
+    /// live pages.
+    match_id: String,
+    progress: Arc<AtomicU32>,
 }
 
 /// The leases in flight, by lease id; the heartbeat task renews them.
@@ -334,6 +340,8 @@ pub async fn run(
                 lost: CancellationToken::new(),
                 renewed: Instant::now(),
                 ttl,
+                match_id: leased.match_id.clone(),
+                progress: Arc::default(),
             },
         );
         // The match's trace: fetch, build_and_play and report are its children.
@@ -404,11 +412,22 @@ async fn heartbeat_loop(
             _ = tokio::time::sleep(interval) => {}
             _ = stop.cancelled() => return,
         }
-        let lease_ids: Vec<String> = lock(&in_flight).keys().cloned().collect();
+        let (lease_ids, progress): (Vec<String>, Vec<LeaseProgress>) = lock(&in_flight)
+            .iter()
+            .map(|(id, state)| {
+                let progress = LeaseProgress {
+                    lease_id: id.clone(),
+                    match_id: state.match_id.clone(),
+                    turn: state.progress.load(Ordering::Relaxed),
+                };
+                (id.clone(), progress)
+            })
+            .unzip();
         let request = HeartbeatRequest {
             worker_id: worker_id.clone(),
             lease_ids: lease_ids.clone(),
             cached_builds: snapshot(&cached),
+            progress,
         };
         // Taken before sending: the coordinator extends from a later time.
         let sent = Instant::now();
@@ -439,6 +458,15 @@ async fn heartbeat_loop(
             Err(status) => eprintln!("arena worker: heartbeat failed: {status}"),
         }
     }
+}
+
+/// What a played match leaves to report.
+struct Played {
+    report: MatchReport,
+    replay: Vec<u8>,
+    /// Each seat's bot log, in seat order.
+    logs: Vec<Vec<u8>>,
+    duration_s: f64,
 }
 
 /// One leased match and what it needs.
@@ -484,7 +512,7 @@ impl Job {
             .map(|state| state.lost.clone())
             .unwrap_or_default();
         match self.play_inner(&leased, &lost).await {
-            Ok(report_and_replay) => self.report(&leased, &lost, report_and_replay).await,
+            Ok(played) => self.report(&leased, &lost, played).await,
             Err(NotPlayed::Failed(_)) | Err(NotPlayed::Abandoned) if lost.is_cancelled() => {
                 eprintln!(
                     "arena worker: match {} stopped: its lease {} is lost",
@@ -572,12 +600,17 @@ impl Job {
         &self,
         leased: &LeasedMatch,
         lost: &CancellationToken,
-    ) -> Result<(MatchReport, Vec<u8>, f64), NotPlayed> {
+    ) -> Result<Played, NotPlayed> {
         // Before fetching anything: a match this worker cannot set up needs no bots.
         let (game, config) = setup_match(leased)?;
+        let progress = lock(&self.in_flight)
+            .get(&leased.lease_id)
+            .map(|state| Arc::clone(&state.progress))
+            .unwrap_or_default();
         let config = config
             .with_wasm(self.options.wasm.clone())
-            .with_models(self.options.models.clone());
+            .with_models(self.options.models.clone())
+            .with_progress(progress);
         let mut seats = Vec::with_capacity(leased.seats.len());
         let mut refused = BTreeMap::new();
         for seat in &leased.seats {
@@ -665,11 +698,12 @@ impl Job {
         }
         drop(span);
         let output = played.map_err(|e| arena_proto::error_chain(&e))?;
-        Ok((
-            output.report,
-            output.replay,
-            started.elapsed().as_secs_f64(),
-        ))
+        Ok(Played {
+            report: output.report,
+            replay: output.replay,
+            logs: output.logs,
+            duration_s: started.elapsed().as_secs_f64(),
+        })
     }
 
     /// Waits until this match's bots can each have a core of their own
@@ -795,7 +829,12 @@ impl Job {
         &self,
         leased: &LeasedMatch,
         lost: &CancellationToken,
-        (report, replay, duration_s): (MatchReport, Vec<u8>, f64),
+        Played {
+            report,
+            replay,
+            logs,
+            duration_s,
+        }: Played,
     ) {
         let seats = report
             .players
@@ -840,6 +879,7 @@ impl Job {
             turns: report.turns,
             replay,
             duration_s,
+            seat_logs: logs,
         };
         let span = tracing::info_span!(
             "report",

@@ -11,6 +11,7 @@
 use std::time::{Duration, Instant};
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use arena_engine::registry::{FuelLimits, Limits, ModelLimits};
 use arena_engine::{FaultCounts, FaultKind, Forfeit, Match, Outcome};
@@ -52,6 +53,9 @@ pub struct RunnerConfig {
     pub model: Option<ModelLimits>,
     /// How this runner plays model-graph seats; `None` when it cannot.
     pub models: Option<Arc<ModelSupport>>,
+    /// Where the runner publishes the turns played so far, for whoever
+    /// reports a running match's progress (the worker's heartbeats).
+    pub progress: Option<Arc<AtomicU32>>,
 }
 
 impl RunnerConfig {
@@ -70,6 +74,7 @@ impl RunnerConfig {
             wasm: None,
             model: limits.model,
             models: None,
+            progress: None,
         }
     }
 
@@ -82,6 +87,12 @@ impl RunnerConfig {
     /// These limits, playing model-graph seats with `models`.
     pub fn with_models(mut self, models: Option<Arc<ModelSupport>>) -> Self {
         self.models = models;
+        self
+    }
+
+    /// The same, publishing the turns played into `progress`.
+    pub fn with_progress(mut self, progress: Arc<AtomicU32>) -> Self {
+        self.progress = Some(progress);
         self
     }
 }
@@ -557,6 +568,10 @@ impl Referee<'_> {
             self.collect_answers()?;
             self.settle_turn();
             let outcome = self.game.step();
+            if let Some(progress) = &self.config.progress {
+                let turn = u32::try_from(self.game.turn()).unwrap_or(u32::MAX);
+                progress.store(turn, Ordering::Relaxed);
+            }
             if let Some(reason) = self.game.invariant_violation() {
                 return Err(RunnerError::Engine {
                     turn: self.game.turn(),

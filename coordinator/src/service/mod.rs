@@ -8,11 +8,13 @@
 //! gives; `ids` derives tournament and match ids; `known` keeps what never
 //! changes about each tournament, so leases and reports need not re-read it.
 
+mod attached;
 mod ids;
 mod known;
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use arena_engine::Rules;
@@ -26,6 +28,7 @@ pub(crate) use self::ids::match_round;
 pub use self::ids::tournament_id;
 use self::ids::{match_id, match_tournament};
 use self::known::{Known, KnownTournaments};
+use crate::attachments::{AttachmentError, Attachments};
 use crate::metrics::CoordinatorMetrics;
 use crate::model::{EntrantId, Format, MatchRecord, baseline_name};
 use crate::report::{self, ResultError};
@@ -223,6 +226,10 @@ pub enum CoordinatorError {
     Entropy(#[source] getrandom::Error),
     #[error("the scheduling task failed")]
     SchedulingTask(#[source] tokio::task::JoinError),
+    #[error("replays and logs")]
+    Attachments(#[from] AttachmentError),
+    #[error("match {0} has no result to rejudge")]
+    NotDone(String),
 }
 
 type Result<T> = std::result::Result<T, CoordinatorError>;
@@ -232,6 +239,16 @@ type Result<T> = std::result::Result<T, CoordinatorError>;
 /// snapshot, or a result landing in between shows "29/30 done, finished".
 pub fn is_finished(status: &Status, rounds_total: u32) -> bool {
     status.rounds_scheduled >= rounds_total && status.queued + status.leased == 0
+}
+
+/// The progress map, whatever a panicking holder left in it (it is only
+/// ever a cache of the latest heartbeats).
+fn lock_progress(
+    progress: &Mutex<HashMap<String, u32>>,
+) -> std::sync::MutexGuard<'_, HashMap<String, u32>> {
+    progress
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Milliseconds since the epoch: lease deadlines survive a coordinator restart.
@@ -257,10 +274,25 @@ pub struct Coordinator {
     expiry_wake_ms: AtomicU64,
     /// What never changes about each tournament, read once.
     known: KnownTournaments,
+    /// Where replays and bot logs are kept, and for how long.
+    attachments: Attachments,
+    /// The turn each running match has reached, by match id, as its
+    /// worker's heartbeats last said: live progress for the web pages,
+    /// kept in memory only (it is stale within a heartbeat anyway).
+    progress: Mutex<HashMap<String, u32>>,
 }
 
 impl Coordinator {
     pub fn new(store: Store, config: CoordinatorConfig) -> Arc<Coordinator> {
+        Self::with_attachments(store, config, Attachments::default())
+    }
+
+    /// A coordinator keeping replays and logs as `attachments` says.
+    pub fn with_attachments(
+        store: Store,
+        config: CoordinatorConfig,
+        attachments: Attachments,
+    ) -> Arc<Coordinator> {
         Arc::new(Coordinator {
             store,
             config,
@@ -269,7 +301,13 @@ impl Coordinator {
             lease_granted: Notify::new(),
             expiry_wake_ms: AtomicU64::new(0),
             known: KnownTournaments::default(),
+            attachments,
+            progress: Mutex::default(),
         })
+    }
+
+    pub fn attachments(&self) -> &Attachments {
+        &self.attachments
     }
 
     pub fn store(&self) -> &Store {
@@ -692,10 +730,12 @@ impl Coordinator {
         &self,
         worker: &str,
         lease_id: &str,
-        record: MatchRecord,
+        mut record: MatchRecord,
         replay: Option<Vec<u8>>,
+        logs: Vec<Vec<u8>>,
         duration_s: f64,
     ) -> Result<CompleteOutcome> {
+        record.worker = worker.to_owned();
         let tournament = match_tournament(&record.match_id)
             .map(str::to_owned)
             .unwrap_or_default();
@@ -704,6 +744,8 @@ impl Coordinator {
             None => self.check_against_pairing(&tournament, &record).await?,
         };
         let match_id = record.match_id.clone();
+        // The blobs go first: the store's slot only names them.
+        let slot = self.attachments.store(replay.as_deref(), &logs).await?;
         let reported = self
             .store
             .report(
@@ -711,7 +753,7 @@ impl Coordinator {
                 &match_id,
                 lease_id,
                 record.clone(),
-                replay,
+                slot,
                 self.quarantine_rule(),
             )
             .await?;
@@ -740,6 +782,7 @@ impl Coordinator {
             },
         );
         if outcome == CompleteOutcome::Accepted {
+            self.forget_progress(&match_id);
             // The store counted the lease as one that ended with a result.
             self.metrics.result_accepted(&counted, duration_s);
             // The result is stored whatever happens next: a failure to
@@ -910,6 +953,7 @@ impl Coordinator {
 
     /// Logs and counts what became of a match whose attempt failed.
     fn attempt_ended(&self, match_id: &str, end: AttemptEnd) {
+        self.forget_progress(match_id);
         if end == AttemptEnd::Stuck {
             self.metrics.match_stuck();
             tracing::warn!(match_id, "match stuck after its last allowed attempt");

@@ -50,6 +50,8 @@ struct State {
     lease_ends: HashMap<String, VecDeque<bool>>,
     /// Workers that get no new leases.
     quarantined: BTreeSet<String>,
+    /// Entrant token digests → the submission each unlocks.
+    entrant_tokens: HashMap<String, String>,
 }
 
 /// One tournament's own data.
@@ -363,6 +365,45 @@ impl MemoryStore {
         entry.strikes = 0;
         state.queue.push_front(match_id.to_owned());
         Ok(true)
+    }
+
+    /// See [`Store::rejudge`](crate::store::Store::rejudge).
+    pub async fn rejudge(&self, match_id: &str) -> Result<bool> {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let entry = state
+            .matches
+            .get_mut(match_id)
+            .ok_or_else(|| StoreError::UnknownMatch(match_id.to_owned()))?;
+        if !matches!(entry.slot, Slot::Done(_)) {
+            return Ok(false);
+        }
+        if state
+            .tournaments
+            .get(&entry.tournament)
+            .is_none_or(|t| t.spec.cancelled)
+        {
+            return Err(StoreError::Cancelled(entry.tournament.clone()));
+        }
+        entry.slot = Slot::Queued;
+        entry.attempt += 1;
+        entry.strikes = 0;
+        state.replays.remove(match_id);
+        state.queue.push_front(match_id.to_owned());
+        Ok(true)
+    }
+
+    /// See [`Store::put_entrant_token`](crate::store::Store::put_entrant_token).
+    pub async fn put_entrant_token(&self, digest: &str, submission: &str) -> Result<()> {
+        self.lock()
+            .entrant_tokens
+            .insert(digest.to_owned(), submission.to_owned());
+        Ok(())
+    }
+
+    /// See [`Store::entrant_token`](crate::store::Store::entrant_token).
+    pub async fn entrant_token(&self, digest: &str) -> Result<Option<String>> {
+        Ok(self.lock().entrant_tokens.get(digest).cloned())
     }
 
     /// See [`Store::results`](crate::store::Store::results).

@@ -261,6 +261,17 @@ impl Store {
         dispatch!(self.requeue(match_id))
     }
 
+    /// Puts a finished match back at the front of the queue with the next
+    /// attempt number, dropping its result and replay: an organiser's
+    /// rejudge, when a result is in doubt. Standings follow the new result
+    /// when it lands; rounds already scheduled from the old one stay.
+    /// `false` (and no change) if the match is not done;
+    /// [`StoreError::UnknownMatch`] if there is no such match and
+    /// [`StoreError::Cancelled`] if its tournament was cancelled.
+    pub async fn rejudge(&self, match_id: &str) -> Result<bool> {
+        dispatch!(self.rejudge(match_id))
+    }
+
     // Results.
 
     /// Every accepted result of a tournament, in schedule order.
@@ -281,6 +292,19 @@ impl Store {
     /// Every match of a tournament, in schedule order.
     pub async fn matches(&self, tournament: &str) -> Result<Vec<MatchInfo>> {
         dispatch!(self.matches(tournament))
+    }
+
+    // Entrant tokens.
+
+    /// Records that the token with this digest (the caller hashes tokens,
+    /// so the store never holds one) unlocks `submission`'s own logs.
+    pub async fn put_entrant_token(&self, digest: &str, submission: &str) -> Result<()> {
+        dispatch!(self.put_entrant_token(digest, submission))
+    }
+
+    /// The submission an entrant token's digest unlocks.
+    pub async fn entrant_token(&self, digest: &str) -> Result<Option<String>> {
+        dispatch!(self.entrant_token(digest))
     }
 
     // Workers.

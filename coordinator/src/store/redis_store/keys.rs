@@ -77,6 +77,8 @@ pub const WORKERS: &str = "arena:workers";
 pub const WORKER_CACHED: &str = "arena:worker_cached";
 /// ZSET worker id scored by when it was last heard from (ms).
 pub const WORKER_SEEN: &str = "arena:worker_seen";
+/// HASH sha256 of an entrant token → the submission whose logs it unlocks.
+pub const ENTRANT_TOKENS: &str = "arena:entrant_tokens";
 
 /// Prefix of [`spec`].
 const SPEC: &str = "arena:spec:";
@@ -168,6 +170,7 @@ pub const PATTERNS: &[&str] = &[
     WORKERS,
     WORKER_CACHED,
     WORKER_SEEN,
+    ENTRANT_TOKENS,
     "arena:spec:{tournament}",
     "arena:rounds:{tournament}",
     "arena:matches:{tournament}",

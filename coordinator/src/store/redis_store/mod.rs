@@ -424,6 +424,50 @@ impl RedisStore {
         }
     }
 
+    /// See [`Store::rejudge`](crate::store::Store::rejudge).
+    pub async fn rejudge(&self, match_id: &str) -> Result<bool> {
+        let rejudged: i64 = SCRIPTS
+            .rejudge
+            .key(keys::MATCH_TOURNAMENT)
+            .key(keys::MATCH_STATE)
+            .key(keys::MATCH_ATTEMPT)
+            .key(keys::MATCH_STRIKES)
+            .key(keys::CANCELLED)
+            .key(keys::QUEUE)
+            .key(keys::RESULTS)
+            .key(keys::replay(match_id))
+            .arg(match_id)
+            .invoke_async(&mut self.conn())
+            .await?;
+        match rejudged {
+            1 => Ok(true),
+            0 => Ok(false),
+            -1 => Err(StoreError::UnknownMatch(match_id.to_owned())),
+            -2 => {
+                let tournament: Option<String> =
+                    self.conn().hget(keys::MATCH_TOURNAMENT, match_id).await?;
+                Err(StoreError::Cancelled(tournament.unwrap_or_default()))
+            }
+            other => Err(StoreError::Corrupt(format!(
+                "rejudge script returned {other}"
+            ))),
+        }
+    }
+
+    /// See [`Store::put_entrant_token`](crate::store::Store::put_entrant_token).
+    pub async fn put_entrant_token(&self, digest: &str, submission: &str) -> Result<()> {
+        let () = self
+            .conn()
+            .hset(keys::ENTRANT_TOKENS, digest, submission)
+            .await?;
+        Ok(())
+    }
+
+    /// See [`Store::entrant_token`](crate::store::Store::entrant_token).
+    pub async fn entrant_token(&self, digest: &str) -> Result<Option<String>> {
+        Ok(self.conn().hget(keys::ENTRANT_TOKENS, digest).await?)
+    }
+
     /// See [`Store::record_lease_end`](crate::store::Store::record_lease_end).
     pub async fn record_lease_end(&self, worker: &str, failed: bool, window: u32) -> Result<u32> {
         Ok(SCRIPTS

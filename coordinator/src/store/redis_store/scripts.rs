@@ -42,6 +42,8 @@ pub(super) struct Scripts {
     pub heartbeat_leases: Script,
     /// `lua/requeue.lua`.
     pub requeue: Script,
+    /// `lua/rejudge.lua`.
+    pub rejudge: Script,
     /// `lua/lease_end.lua`.
     pub lease_end: Script,
 }
@@ -70,6 +72,7 @@ pub(super) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
     )),
     heartbeat_leases: Script::new(include_str!("lua/heartbeat_leases.lua")),
     requeue: Script::new(include_str!("lua/requeue.lua")),
+    rejudge: Script::new(include_str!("lua/rejudge.lua")),
     lease_end: Script::new(concat!(
         include_str!("lua/count_lease_end.lua"),
         include_str!("lua/lease_end.lua")

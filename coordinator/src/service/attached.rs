@@ -1,0 +1,114 @@
+//! What the web pages read besides the store: a finished match's replay
+//! and bot logs (through the blob store), entrant tokens, the live turn of
+//! running matches, and the organiser's rejudge.
+
+use std::time::SystemTime;
+
+use sha2::{Digest, Sha256};
+
+use super::{Coordinator, CoordinatorError, Result, lock_progress};
+use crate::attachments::{Attachments, Slot};
+use crate::model::EntrantId;
+
+impl Coordinator {
+    /// The replay file of a finished match, if its worker sent one and it
+    /// has not been swept by the retention.
+    pub async fn replay(&self, match_id: &str) -> Result<Option<Vec<u8>>> {
+        match self.slot(match_id).await? {
+            None => Ok(None),
+            Some(Slot::Legacy(bytes)) => Ok(Some(bytes)),
+            Some(Slot::Manifest { replay: None, .. }) => Ok(None),
+            Some(Slot::Manifest {
+                replay: Some(id), ..
+            }) => Ok(self.attachments.blobs.get(&id).await?),
+        }
+    }
+
+    /// One seat's bot log (its stderr, capped, and its build output) of a
+    /// finished match.
+    pub async fn seat_log(&self, match_id: &str, seat: usize) -> Result<Option<Vec<u8>>> {
+        match self.slot(match_id).await? {
+            Some(Slot::Manifest { logs, .. }) => match logs.get(seat).cloned().flatten() {
+                Some(id) => Ok(self.attachments.blobs.get(&id).await?),
+                None => Ok(None),
+            },
+            _ => Ok(None),
+        }
+    }
+
+    async fn slot(&self, match_id: &str) -> Result<Option<Slot>> {
+        match self.store.replay(match_id).await? {
+            Some(bytes) => Ok(Some(Attachments::read_slot(bytes)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// A fresh entrant token for `submission`: it unlocks that
+    /// submission's own bot logs. Only its digest is stored.
+    pub async fn issue_entrant_token(&self, submission: &str) -> Result<String> {
+        let mut bytes = [0u8; 24];
+        getrandom::fill(&mut bytes).map_err(CoordinatorError::Entropy)?;
+        let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        self.store
+            .put_entrant_token(&token_digest(&token), submission)
+            .await?;
+        Ok(token)
+    }
+
+    /// The submission an entrant token was issued for.
+    pub async fn entrant_of_token(&self, token: &str) -> Result<Option<EntrantId>> {
+        if token.is_empty() || token.len() > 256 {
+            return Ok(None);
+        }
+        Ok(self.store.entrant_token(&token_digest(token)).await?)
+    }
+
+    /// The turn a running match has reached, as its worker last said.
+    pub fn progress(&self, match_id: &str) -> Option<u32> {
+        lock_progress(&self.progress).get(match_id).copied()
+    }
+
+    /// Records the turns reached by matches whose leases a heartbeat has
+    /// just extended (`(match id, turn)`).
+    pub fn record_progress(&self, reached: impl IntoIterator<Item = (String, u32)>) {
+        let mut progress = lock_progress(&self.progress);
+        for (match_id, turn) in reached {
+            progress.insert(match_id, turn);
+        }
+    }
+
+    pub(super) fn forget_progress(&self, match_id: &str) {
+        lock_progress(&self.progress).remove(match_id);
+    }
+
+    /// An organiser's rejudge: the finished match is played again, and its
+    /// result replaced when the new one lands.
+    pub async fn rejudge(&self, match_id: &str) -> Result<()> {
+        if self.store.rejudge(match_id).await? {
+            tracing::info!(match_id, "match rejudged");
+            Ok(())
+        } else {
+            Err(CoordinatorError::NotDone(match_id.to_owned()))
+        }
+    }
+
+    /// Removes replays and logs older than the retention; how many blobs.
+    /// Nothing when blobs are kept forever.
+    pub async fn sweep_attachments(&self) -> Result<usize> {
+        let Some(max_age) = self.attachments.retention else {
+            return Ok(0);
+        };
+        let Some(cutoff) = SystemTime::now().checked_sub(max_age) else {
+            return Ok(0);
+        };
+        Ok(self.attachments.blobs.sweep(cutoff).await?)
+    }
+}
+
+/// Tokens are stored as their sha256, so a copy of the store unlocks nothing.
+fn token_digest(token: &str) -> String {
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
