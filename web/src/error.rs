@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use arena_coordinator::service::{CoordinatorError, chain};
+use arena_coordinator::store::StoreError;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
@@ -46,9 +47,11 @@ impl WebError {
                 CoordinatorError::UnknownTournament(_) | CoordinatorError::UnknownMatch(_) => {
                     StatusCode::NOT_FOUND
                 }
-                CoordinatorError::Cancelled(_) | CoordinatorError::NotStuck(_) => {
-                    StatusCode::CONFLICT
-                }
+                CoordinatorError::Cancelled(_)
+                | CoordinatorError::NotStuck(_)
+                | CoordinatorError::NotDone(_)
+                | CoordinatorError::Store(StoreError::Cancelled(_)) => StatusCode::CONFLICT,
+                CoordinatorError::Store(StoreError::UnknownMatch(_)) => StatusCode::NOT_FOUND,
                 _ => StatusCode::INTERNAL_SERVER_ERROR,
             },
             WebError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -1,10 +1,8 @@
-//! The coordinator calls this crate makes that the coordinator is still
-//! gaining (replays, seat logs, entrant tokens, running-match progress,
-//! rejudging, and which worker played a record), in one place so the
-//! rest of the crate reads them through one small interface.
-//!
-//! TEMPORARY: until those land on main these are stand-ins: replays come
-//! from the store directly, everything else is empty.
+//! The coordinator calls that serve the pages beyond the store's own
+//! reads: replays and seat logs (kept in the blob store behind each
+//! result), entrant tokens, running-match progress, rejudging, and which
+//! worker played a record. One place, so the rest of the crate reads them
+//! through one small interface.
 
 use arena_coordinator::model::MatchRecord;
 use arena_coordinator::service::{Coordinator, CoordinatorError};
@@ -14,37 +12,37 @@ pub async fn replay(
     coordinator: &Coordinator,
     match_id: &str,
 ) -> Result<Option<Vec<u8>>, CoordinatorError> {
-    Ok(coordinator.store().replay(match_id).await?)
+    coordinator.replay(match_id).await
 }
 
 /// One seat's bot log (its stderr, capped by the worker).
 pub async fn seat_log(
-    _coordinator: &Coordinator,
-    _match_id: &str,
-    _seat: usize,
+    coordinator: &Coordinator,
+    match_id: &str,
+    seat: usize,
 ) -> Result<Option<Vec<u8>>, CoordinatorError> {
-    Ok(None)
+    coordinator.seat_log(match_id, seat).await
 }
 
 /// The submission id an entrant token stands for.
 pub async fn entrant_of_token(
-    _coordinator: &Coordinator,
-    _token: &str,
+    coordinator: &Coordinator,
+    token: &str,
 ) -> Result<Option<String>, CoordinatorError> {
-    Ok(None)
+    coordinator.entrant_of_token(token).await
 }
 
 /// The turn a running match has reached, from its worker's heartbeats.
-pub fn progress(_coordinator: &Coordinator, _match_id: &str) -> Option<u32> {
-    None
+pub fn progress(coordinator: &Coordinator, match_id: &str) -> Option<u32> {
+    coordinator.progress(match_id)
 }
 
 /// Requeues a finished match, dropping its result.
-pub async fn rejudge(_coordinator: &Coordinator, _match_id: &str) -> Result<(), CoordinatorError> {
-    Ok(())
+pub async fn rejudge(coordinator: &Coordinator, match_id: &str) -> Result<(), CoordinatorError> {
+    coordinator.rejudge(match_id).await
 }
 
 /// The worker that played a recorded match; empty if unknown.
-pub fn record_worker(_record: &MatchRecord) -> &str {
-    ""
+pub fn record_worker(record: &MatchRecord) -> &str {
+    &record.worker
 }

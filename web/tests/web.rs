@@ -74,7 +74,25 @@ async fn the_tournament_page_shows_standings_and_matches() {
     );
     assert!(done_row.contains(&format!("1st {winner}")), "{done_row}");
     assert!(done_row.contains("turn_cap · 150 turns"), "{done_row}");
+    assert!(done_row.contains(&format!("<td data-field=\"worker\">{WORKER}</td>")));
     let running_row = match_row(&page, &fixture.running.lease.match_id);
+    assert!(
+        running_row.contains("<td data-field=\"turn\"></td>"),
+        "{running_row}"
+    );
+    // The worker's heartbeats report the turn it has reached.
+    fixture
+        .coordinator
+        .record_progress([(fixture.running.lease.match_id.clone(), 42)]);
+    let page = server
+        .get(&format!("/tournaments/{}", fixture.tournament))
+        .await
+        .expect(200);
+    let running_row = match_row(&page, &fixture.running.lease.match_id);
+    assert!(
+        running_row.contains("<td data-field=\"turn\">turn 42</td>"),
+        "{running_row}"
+    );
     assert!(
         running_row.contains("<td data-field=\"state\">running</td>"),
         "{running_row}"
@@ -140,6 +158,17 @@ async fn the_match_page_shows_placements_the_viewer_and_the_replay() {
         .expect(200);
     assert!(!running.contains("id=\"viewer\""));
     assert!(running.contains(&format!("<dt>Worker</dt><dd>{WORKER}</dd>")));
+    assert!(!running.contains("<dt>Turn</dt>"));
+    fixture
+        .coordinator
+        .record_progress([(fixture.running.lease.match_id.clone(), 7)]);
+    let running = server
+        .get(&format!("/matches/{}", fixture.running.lease.match_id))
+        .await
+        .expect(200);
+    assert!(running.contains("<dt>Turn</dt><dd>7</dd>"), "{running}");
+    // The finished match's page names the worker that played it.
+    assert!(page.contains(&format!("<dt>Worker</dt><dd>{WORKER}</dd>")));
     assert!(running.contains("running"));
 }
 
@@ -411,6 +440,13 @@ async fn an_admin_sees_every_log_and_can_cancel() {
         .get_with(&format!("/matches/{}", fixture.done), &[ADMIN])
         .await
         .expect(200);
+    let pairing = fixture
+        .coordinator
+        .store()
+        .pairing(&fixture.done)
+        .await
+        .unwrap()
+        .unwrap();
     for seat in 0..4 {
         assert!(
             match_page.contains(&format!("data-log-seat=\"{seat}\"")),
@@ -421,6 +457,12 @@ async fn an_admin_sees_every_log_and_can_cancel() {
             .await;
         assert_eq!(log.status, 200, "seat {seat}: {}", log.text());
         assert_eq!(log.header("content-type"), "text/plain; charset=utf-8");
+        let entrant = &pairing.seats[seat];
+        assert_eq!(log.text(), support::seat_log_text(seat, entrant));
+        // Inline on the page too, escaped.
+        assert!(match_page.contains(&format!(
+            "seat {seat} log of {entrant} &lt;b&gt;bold&lt;/b&gt;"
+        )));
     }
     // A post from another site is refused even with the admin's token.
     server
@@ -479,6 +521,11 @@ async fn an_admin_can_rejudge_a_finished_match() {
         )
         .await
         .expect(409);
+    // Dumped once, so the cache holds it: a rejudge must not leave it served.
+    server
+        .get(&format!("/matches/{}/frames.json", fixture.done))
+        .await
+        .expect(200);
     let reply = server
         .post(&format!("/matches/{}/rejudge", fixture.done), &[ADMIN], "")
         .await;
@@ -495,6 +542,16 @@ async fn an_admin_can_rejudge_a_finished_match() {
         .unwrap();
     let info = matches.iter().find(|m| m.match_id == fixture.done).unwrap();
     assert_eq!(info.state, arena_coordinator::store::MatchState::Queued);
+    // Its replay went with its result.
+    server
+        .get(&format!("/matches/{}/frames.json", fixture.done))
+        .await
+        .expect(404);
+    // Rejudging it again, before a new result, is refused.
+    server
+        .post(&format!("/matches/{}/rejudge", fixture.done), &[ADMIN], "")
+        .await
+        .expect(409);
 }
 
 #[tokio::test]
@@ -575,6 +632,14 @@ async fn live_updates_send_a_snapshot_and_then_each_change() {
     let summary = snapshot_fields(&list_first, "tournament", &fixture.tournament).unwrap();
     assert!(summary["matches"].as_str().unwrap().starts_with("1/"));
 
+    // A turn reached is a change of its own.
+    fixture.coordinator.record_progress([(running.clone(), 12)]);
+    events
+        .snapshot_until(Duration::from_secs(10), |snapshot| {
+            snapshot_fields(snapshot, "match", &running).is_some_and(|f| f["turn"] == "turn 12")
+        })
+        .await;
+
     report(&fixture.coordinator, &fixture.running).await;
     // A poll may straddle the report and see half of it; snapshots keep
     // coming while anything differs, so the finished state arrives.
@@ -615,6 +680,7 @@ async fn entrants_see_their_own_seat_logs_only() {
         .get_with(&format!("/matches/{}/logs/0", fixture.done), &headers)
         .await;
     assert_eq!(own.status, 200, "{}", own.text());
+    assert_eq!(own.text(), support::seat_log_text(0, &pairing.seats[0]));
     server
         .get_with(&format!("/matches/{}/logs/1", fixture.done), &headers)
         .await

@@ -178,9 +178,23 @@ pub async fn report_with(coordinator: &Coordinator, lease: &LeasedMatch, replay:
             .collect(),
         reason: "turn_cap".into(),
         turns: 150,
+        // The coordinator fills it in from the lease.
+        worker: String::new(),
     };
+    let logs = seats
+        .iter()
+        .enumerate()
+        .map(|(seat, entrant)| seat_log_text(seat, entrant).into_bytes())
+        .collect();
     coordinator
-        .report(WORKER, &lease.lease.lease_id, record, Some(replay), 1.0)
+        .report(
+            WORKER,
+            &lease.lease.lease_id,
+            record,
+            Some(replay),
+            logs,
+            1.0,
+        )
         .await
         .expect("reporting the result");
 }
@@ -414,10 +428,17 @@ pub fn snapshot_fields<'a>(
         .as_object()
 }
 
-/// An entrant token for `entrant`.
-///
-/// TEMPORARY: the coordinator's entrant tokens have not landed; this
-/// returns a token no one issued, so the entrant test fails until then.
-pub async fn entrant_token(_fixture: &Fixture, entrant: &str) -> String {
-    format!("entrant-{entrant}")
+/// A fresh entrant token for `entrant`.
+pub async fn entrant_token(fixture: &Fixture, entrant: &str) -> String {
+    fixture
+        .coordinator
+        .issue_entrant_token(entrant)
+        .await
+        .expect("issuing an entrant token")
+}
+
+/// The bot log [`report`] stores for a seat: it names the seat and its
+/// entrant, and holds markup that must come out escaped.
+pub fn seat_log_text(seat: usize, entrant: &str) -> String {
+    format!("seat {seat} log of {entrant} <b>bold</b>\n")
 }
