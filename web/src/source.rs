@@ -4,6 +4,7 @@
 //! worker played a record. One place, so the rest of the crate reads them
 //! through one small interface.
 
+use arena_coordinator::attachments::{Attachments, Slot};
 use arena_coordinator::model::MatchRecord;
 use arena_coordinator::service::{Coordinator, CoordinatorError};
 
@@ -13,6 +14,23 @@ pub async fn replay(
     match_id: &str,
 ) -> Result<Option<Vec<u8>>, CoordinatorError> {
     coordinator.replay(match_id).await
+}
+
+/// Whether a finished match kept a replay, read off its store slot (the
+/// manifest naming its blobs) without fetching the replay itself: a match
+/// page needs only to know whether to show the viewer. A blob the
+/// retention has swept still counts; the viewer then says it failed to load.
+pub async fn has_replay(
+    coordinator: &Coordinator,
+    match_id: &str,
+) -> Result<bool, CoordinatorError> {
+    let Some(slot) = coordinator.store().replay(match_id).await? else {
+        return Ok(false);
+    };
+    Ok(match Attachments::read_slot(slot)? {
+        Slot::Manifest { replay, .. } => replay.is_some(),
+        Slot::Legacy(_) => true,
+    })
 }
 
 /// One seat's bot log (its stderr, capped by the worker).

@@ -82,10 +82,7 @@ pub async fn match_page(
             body.push_str("</ol>\n");
         }
     }
-    if source::replay(&state.coordinator, &info.match_id)
-        .await?
-        .is_some()
-    {
+    if source::has_replay(&state.coordinator, &info.match_id).await? {
         let names: Vec<&str> = info.pairing.seats.iter().map(|s| view.name_of(s)).collect();
         let seats_json = serde_json::to_string(&names).unwrap_or_else(|_| "[]".to_owned());
         let _ = writeln!(
