@@ -3,7 +3,7 @@
 //! CSRF origin check; both answer with a 303 back to the page they came from.
 
 use arena_coordinator::store::MatchState;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Redirect;
 
@@ -11,7 +11,7 @@ use crate::AppState;
 use crate::auth::{self, Viewer};
 use crate::error::{WebError, WebResult};
 use crate::html::url_segment;
-use crate::ids::{MatchId, TournamentId};
+use crate::ids::{MatchId, PathParams, TournamentId};
 use crate::pages::match_page;
 use crate::source;
 
@@ -28,7 +28,7 @@ fn require_admin(viewer: &Viewer, headers: &HeaderMap) -> WebResult<()> {
 
 pub async fn cancel(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    PathParams(id): PathParams<String>,
     viewer: Viewer,
     headers: HeaderMap,
 ) -> WebResult<Redirect> {
@@ -43,7 +43,7 @@ pub async fn cancel(
 
 pub async fn rejudge(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    PathParams(id): PathParams<String>,
     viewer: Viewer,
     headers: HeaderMap,
 ) -> WebResult<Redirect> {

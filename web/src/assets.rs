@@ -2,11 +2,11 @@
 //! and served at `/assets/<path>` with their content type, an ETag and a
 //! cache header.
 
-use axum::extract::Path;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::error::WebError;
+use crate::ids::PathParams;
 
 /// (path under `assets/`, contents, ETag), sorted by path.
 static ASSETS: &[(&str, &[u8], &str)] = include!(concat!(env!("OUT_DIR"), "/assets.rs"));
@@ -48,7 +48,7 @@ pub fn content_type(path: &str) -> &'static str {
 }
 
 /// `GET /assets/{*path}`.
-pub async fn serve_asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
+pub async fn serve_asset(PathParams(path): PathParams<String>, headers: HeaderMap) -> Response {
     let Some((bytes, etag)) = find(&path) else {
         return WebError::NotFound(format!("no asset {path}")).into_response();
     };

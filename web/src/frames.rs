@@ -7,13 +7,13 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::AppState;
 use crate::error::{WebError, WebResult};
-use crate::ids::MatchId;
+use crate::ids::{MatchId, PathParams};
 use crate::source;
 
 /// How many dumped replays are kept.
@@ -80,7 +80,7 @@ fn json(bytes: impl Into<Bytes>) -> Response {
 
 pub async fn replay_json(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    PathParams(id): PathParams<String>,
 ) -> WebResult<Response> {
     let (_, replay) = stored_replay(&state, &id).await?;
     Ok(json(replay))
@@ -88,7 +88,7 @@ pub async fn replay_json(
 
 pub async fn frames_json(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    PathParams(id): PathParams<String>,
 ) -> WebResult<Response> {
     let (id, replay) = stored_replay(&state, &id).await?;
     let print = fingerprint(&replay);

@@ -12,14 +12,14 @@
 use std::convert::Infallible;
 use std::time::Duration;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::stream::{self, Stream};
 use tokio::sync::watch;
 
 use crate::AppState;
 use crate::error::WebResult;
-use crate::ids::TournamentId;
+use crate::ids::{PathParams, TournamentId};
 use crate::pages::{index, tournament};
 use crate::view::LiveItem;
 
@@ -44,7 +44,7 @@ pub async fn list_events(
 
 pub async fn tournament_events(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    PathParams(id): PathParams<String>,
 ) -> WebResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
     let id = TournamentId::parse(&id)?;
     // An unknown tournament is a 404 now, not an empty stream.

@@ -3,20 +3,20 @@
 //! 403: the match itself is public, so refusing says nothing a reader could
 //! not see on the match page.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::AppState;
 use crate::auth::Viewer;
 use crate::error::{WebError, WebResult};
-use crate::ids::MatchId;
+use crate::ids::{MatchId, PathParams};
 use crate::pages::match_page;
 use crate::source;
 
 pub async fn seat_log(
     State(state): State<AppState>,
-    Path((id, seat)): Path<(String, String)>,
+    PathParams((id, seat)): PathParams<(String, String)>,
     viewer: Viewer,
 ) -> WebResult<Response> {
     let id = MatchId::parse(&id)?;

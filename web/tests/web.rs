@@ -269,6 +269,9 @@ async fn unknown_things_are_404_and_malformed_ids_400() {
         "/matches/%3Cscript%3E/frames.json",
         "/matches/t-000000000000:0:0/logs/seat",
         "/tournaments/bad/events",
+        // Not UTF-8 once decoded.
+        "/tournaments/%FF",
+        "/matches/%FF%FE/replay.json",
     ] {
         let reply = server.get(path).await;
         assert_eq!(reply.status, 400, "{path}");
@@ -560,6 +563,17 @@ async fn logging_in_sets_a_strict_http_only_cookie() {
     let server = fixture.serve().await;
     let form = server.get("/login").await.expect(200);
     assert!(form.contains("<form method=\"post\" action=\"/login\""));
+    // A body that is no form at all is a 400 page, not a crash.
+    let garbled = server
+        .send(
+            "POST",
+            "/login",
+            &[("content-type", "text/plain")],
+            b"x".to_vec(),
+        )
+        .await;
+    assert_eq!(garbled.status, 400);
+    assert!(garbled.text().contains("<h1>400"));
     let refused = server.post("/login", &[], "token=wrong").await;
     assert_eq!(refused.status, 401);
     assert!(refused.header("set-cookie").is_empty());

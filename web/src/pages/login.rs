@@ -4,13 +4,14 @@
 
 use axum::Form;
 use axum::extract::State;
+use axum::extract::rejection::FormRejection;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
 use crate::AppState;
 use crate::auth::{self, TOKEN_COOKIE, Viewer};
-use crate::error::WebResult;
+use crate::error::{WebError, WebResult};
 use crate::html::{esc, page};
 
 #[derive(Deserialize)]
@@ -42,9 +43,10 @@ fn form_page(viewer: &Viewer, message: Option<&str>) -> Html<String> {
 pub async fn login(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Form(form): Form<LoginForm>,
+    form: Result<Form<LoginForm>, FormRejection>,
 ) -> WebResult<Response> {
     auth::check_origin(&headers)?;
+    let Form(form) = form.map_err(|e| WebError::BadRequest(e.body_text()))?;
     let token = form.token.trim();
     let viewer = if auth::is_cookie_safe(token) {
         auth::resolve(&state, token).await?

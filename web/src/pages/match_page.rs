@@ -8,14 +8,14 @@ use arena_coordinator::model::{
     FUEL_EXHAUSTED_STAT, FUEL_MAX_STAT, FUEL_P50_STAT, ILLEGAL_STAT, MatchRecord, STRIKE_STAT,
 };
 use arena_coordinator::store::{MatchInfo, MatchState};
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::response::Html;
 
 use crate::AppState;
 use crate::auth::Viewer;
 use crate::error::{WebError, WebResult};
 use crate::html::{esc, num, page, place, url_segment};
-use crate::ids::MatchId;
+use crate::ids::{MatchId, PathParams};
 use crate::source;
 use crate::view::{self, TournamentView};
 
@@ -44,7 +44,7 @@ pub async fn find(state: &AppState, id: &MatchId) -> WebResult<Found> {
 
 pub async fn match_page(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    PathParams(id): PathParams<String>,
     viewer: Viewer,
 ) -> WebResult<Html<String>> {
     let id = MatchId::parse(&id)?;

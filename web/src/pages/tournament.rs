@@ -3,20 +3,20 @@
 
 use std::fmt::Write as _;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::response::Html;
 
 use crate::AppState;
 use crate::auth::Viewer;
 use crate::error::WebResult;
 use crate::html::{esc, field_cell, page, url_segment};
-use crate::ids::TournamentId;
+use crate::ids::{PathParams, TournamentId};
 use crate::view::{self, LiveItem, STANDING_HEADINGS, TournamentView};
 use arena_coordinator::store::MatchState;
 
 pub async fn tournament(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    PathParams(id): PathParams<String>,
     viewer: Viewer,
 ) -> WebResult<Html<String>> {
     let id = TournamentId::parse(&id)?;
