@@ -87,6 +87,29 @@ fn shorten(raw: &str) -> String {
     raw.chars().take(40).collect()
 }
 
+/// Path parameters whose rejection (a segment that is not UTF-8 once
+/// percent-decoded, say) is this crate's 400 page rather than axum's
+/// plain-text one.
+pub struct PathParams<T>(pub T);
+
+impl<S, T> axum::extract::FromRequestParts<S> for PathParams<T>
+where
+    S: Send + Sync,
+    T: serde::de::DeserializeOwned + Send,
+{
+    type Rejection = WebError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, WebError> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(value)) => Ok(PathParams(value)),
+            Err(rejection) => Err(WebError::BadRequest(rejection.body_text())),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,29 +145,6 @@ mod tests {
             ":1:2",
         ] {
             assert!(MatchId::parse(bad).is_err(), "{bad:?}");
-        }
-    }
-}
-
-/// Path parameters whose rejection (a segment that is not UTF-8 once
-/// percent-decoded, say) is this crate's 400 page rather than axum's
-/// plain-text one.
-pub struct PathParams<T>(pub T);
-
-impl<S, T> axum::extract::FromRequestParts<S> for PathParams<T>
-where
-    S: Send + Sync,
-    T: serde::de::DeserializeOwned + Send,
-{
-    type Rejection = WebError;
-
-    async fn from_request_parts(
-        parts: &mut axum::http::request::Parts,
-        state: &S,
-    ) -> Result<Self, WebError> {
-        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
-            Ok(axum::extract::Path(value)) => Ok(PathParams(value)),
-            Err(rejection) => Err(WebError::BadRequest(rejection.body_text())),
         }
     }
 }
