@@ -101,7 +101,9 @@ pub struct WebOptions {
 /// What every handler shares.
 #[derive(Clone)]
 pub(crate) struct AppState {
+    /// Everything the pages show comes from here.
     pub coordinator: Arc<Coordinator>,
+    /// [`WebOptions::admin_tokens`].
     pub admin_tokens: Arc<BTreeSet<String>>,
     /// Recently dumped replays.
     pub frames: frames::FramesCache,

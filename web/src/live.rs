@@ -70,11 +70,15 @@ async fn snapshot(state: &AppState, topic: &Topic) -> Option<String> {
 
 fn events(state: AppState, topic: Topic) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let stop = state.stop.clone();
+    /// One stream's state between events.
     struct Poll {
         state: AppState,
         topic: Topic,
+        /// Turns `true` at shutdown.
         stop: watch::Receiver<bool>,
+        /// The JSON last sent, to send only what differs.
         last: Option<String>,
+        /// The first snapshot goes out at once, without waiting a poll.
         first: bool,
     }
     let start = Poll {

@@ -20,7 +20,9 @@ pub type Fields = Vec<(&'static str, String)>;
 
 /// A tournament as the list shows it.
 pub struct Summary {
+    /// The tournament as created, `cancelled` as it is now.
     pub spec: TournamentSpec,
+    /// Its match counts and rounds scheduled.
     pub status: Status,
     /// `None` when the format's round count cannot be worked out (the
     /// game is no longer registered).
@@ -29,8 +31,11 @@ pub struct Summary {
 
 /// Everything the tournament page shows.
 pub struct TournamentView {
+    /// The tournament and its progress.
     pub summary: Summary,
+    /// The table; empty when not asked for.
     pub standings: Standings,
+    /// Every match, in schedule order.
     pub matches: Vec<MatchInfo>,
     /// Accepted results by match id.
     pub results: HashMap<String, MatchRecord>,
@@ -274,8 +279,11 @@ pub fn result_text(view: &TournamentView, record: &MatchRecord) -> String {
 /// `data-ATTR="KEY"` gets each field's text in its `data-field` child.
 #[derive(Debug, Serialize, PartialEq)]
 pub struct LiveItem {
+    /// The data attribute naming the element, without `data-`.
     pub attr: &'static str,
+    /// That attribute's value.
     pub key: String,
+    /// Text by `data-field` name.
     pub fields: serde_json::Map<String, serde_json::Value>,
 }
 

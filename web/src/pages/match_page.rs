@@ -21,7 +21,9 @@ use crate::view::{self, TournamentView};
 
 /// A match with its tournament, as the match's pages need it.
 pub struct Found {
+    /// Its tournament, without standings.
     pub view: TournamentView,
+    /// The match itself.
     pub info: MatchInfo,
 }
 
