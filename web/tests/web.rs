@@ -705,6 +705,24 @@ async fn entrants_see_their_own_seat_logs_only() {
         .expect(200);
     assert!(page.contains("data-log-seat=\"0\""));
     assert!(!page.contains("data-log-seat=\"1\""));
+    // The same token through the login form and its cookie.
+    let login = server.post("/login", &[], &format!("token={token}")).await;
+    assert_eq!(login.status, 303);
+    let cookie = login
+        .header("set-cookie")
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let with_cookie = [("cookie", cookie.as_str())];
+    server
+        .get_with(&format!("/matches/{}/logs/0", fixture.done), &with_cookie)
+        .await
+        .expect(200);
+    server
+        .get_with(&format!("/matches/{}/logs/2", fixture.done), &with_cookie)
+        .await
+        .expect(403);
     // Nothing else extra: no organiser buttons, no organiser actions.
     assert!(!page.contains("Rejudge"));
     server
