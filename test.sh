@@ -32,6 +32,8 @@ command -v promtool >/dev/null 2>&1 || missing="$missing prometheus"
 [ -x /usr/bin/wasm-ld ] || missing="$missing lld"
 [ -f /usr/lib/wasm32-wasi/libc.a ] || missing="$missing wasi-libc"
 compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a' >/dev/null || missing="$missing libclang-rt-dev-wasm32"
+# The web pages are tested in a real headless Chromium.
+command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
 
 if [ -n "$missing" ]; then
     echo "test.sh: installing missing Debian packages:$missing" >&2
@@ -61,6 +63,14 @@ if ! python3 -c 'import onnx' >/dev/null 2>&1; then
     echo "test.sh: installing the onnx Python package" >&2
     pip=(python3 -m pip install --quiet --disable-pip-version-check onnx==1.23.2)
     # A Debian python3 refuses packages outside apt unless told otherwise.
+    "${pip[@]}" || "${pip[@]}" --break-system-packages
+fi
+
+# The blob store's S3 backend is tested against moto's S3 server on
+# loopback (python3 -m moto.server), from PyPI; pinned like onnx.
+if ! python3 -c 'import moto.server' >/dev/null 2>&1; then
+    echo "test.sh: installing the moto[server] Python package" >&2
+    pip=(python3 -m pip install --quiet --disable-pip-version-check 'moto[server]==5.2.1')
     "${pip[@]}" || "${pip[@]}" --break-system-packages
 fi
 

@@ -8,17 +8,21 @@
 //! sweeps by it.
 
 use std::fs::{self, File};
-use std::io::{ErrorKind, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
-use crate::codec;
+use crate::codec::{self, MAX_STORED_BYTES};
 use crate::error::{BlobError, Result};
 use crate::id::{blob_id, check_id, is_valid_id};
 
 /// Temporary files start with this, which no blob file name (hex) can.
 const TEMP_PREFIX: &str = ".tmp-";
+
+/// A temporary file older than this is left over from a crashed write (no
+/// write takes this long), so a sweep may delete it.
+const STALE_TEMP_AGE: Duration = Duration::from_secs(60 * 60);
 
 /// Tells apart temporary files of concurrent puts within one process.
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -74,10 +78,27 @@ impl FsBlobs {
     /// The stored (still compressed) bytes, or `None` when absent.
     async fn read_stored(&self, id: &str) -> Result<Option<Vec<u8>>> {
         let path = self.path_of(id)?;
-        blocking(move || match fs::read(&path) {
-            Ok(stored) => Ok(Some(stored)),
-            Err(error) if error.kind() == ErrorKind::NotFound => Ok(None),
-            Err(error) => Err(io_error("read", &path)(error)),
+        let id = id.to_owned();
+        blocking(move || {
+            let file = match File::open(&path) {
+                Ok(file) => file,
+                Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
+                Err(error) => return Err(io_error("open", &path)(error)),
+            };
+            // Refuse before reading anything no blob of ours could be; the
+            // `take` also bounds a file that grows while being read.
+            let size = file.metadata().map_err(io_error("stat", &path))?.len();
+            if size > MAX_STORED_BYTES {
+                return Err(BlobError::Corrupt {
+                    id,
+                    reason: format!("stored file is {size} bytes"),
+                });
+            }
+            let mut stored = Vec::with_capacity(size as usize);
+            file.take(MAX_STORED_BYTES + 1)
+                .read_to_end(&mut stored)
+                .map_err(io_error("read", &path))?;
+            Ok(Some(stored))
         })
         .await
     }
@@ -119,7 +140,9 @@ impl FsBlobs {
     }
 
     /// Deletes every blob whose mtime is before `cutoff`; returns how many.
-    /// Files that are not blobs (temporary files, strays) are left alone.
+    /// Temporary files left by crashed writes go too, once they are both
+    /// past the cutoff and over an hour old (so no write in progress loses
+    /// its file); any other file is left alone.
     pub async fn sweep(&self, cutoff: SystemTime) -> Result<usize> {
         let root = self.root.clone();
         blocking(move || sweep_dir(&root, cutoff)).await
@@ -191,10 +214,12 @@ fn sweep_dir(root: &Path, cutoff: SystemTime) -> Result<usize> {
         for entry in fs::read_dir(&fan_out_path).map_err(io_error("list", &fan_out_path))? {
             let entry = entry.map_err(io_error("list", &fan_out_path))?;
             let name = entry.file_name();
-            let is_blob = name
-                .to_str()
-                .is_some_and(|rest| is_valid_id(&format!("{prefix}{rest}")));
-            if !is_blob {
+            let Some(name) = name.to_str() else {
+                continue;
+            };
+            let is_blob = is_valid_id(&format!("{prefix}{name}"));
+            let is_temp = name.starts_with(TEMP_PREFIX);
+            if !is_blob && !is_temp {
                 continue;
             }
             let path = entry.path();
@@ -207,6 +232,10 @@ fn sweep_dir(root: &Path, cutoff: SystemTime) -> Result<usize> {
             if modified >= cutoff {
                 continue;
             }
+            if is_temp {
+                remove_stale_temp(&path, modified)?;
+                continue;
+            }
             match fs::remove_file(&path) {
                 Ok(()) => deleted += 1,
                 Err(error) if error.kind() == ErrorKind::NotFound => {}
@@ -215,6 +244,21 @@ fn sweep_dir(root: &Path, cutoff: SystemTime) -> Result<usize> {
         }
     }
     Ok(deleted)
+}
+
+/// Deletes a temporary file if it is over [`STALE_TEMP_AGE`] old.
+fn remove_stale_temp(path: &Path, modified: SystemTime) -> Result<()> {
+    let age = SystemTime::now()
+        .duration_since(modified)
+        .unwrap_or_default();
+    if age < STALE_TEMP_AGE {
+        return Ok(());
+    }
+    match fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(io_error("delete", path)(error)),
+    }
 }
 
 /// Runs blocking filesystem work on tokio's blocking pool.

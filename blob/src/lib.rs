@@ -46,7 +46,14 @@
 //! before a cutoff, and [`Retention`] ("30d", "12h", "forever") turns a
 //! configured max age into that cutoff. So a replay that is still being
 //! referenced can be kept alive by putting it again. S3 timestamps have
-//! one-second resolution.
+//! one-second resolution (listed times are truncated to match).
+//!
+//! **Runtime.** The methods are async and run blocking work (file I/O,
+//! compression, hashing) on tokio's blocking pool, so they must be called
+//! inside a tokio runtime, as everything in Arena is. S3 goes over reqwest
+//! with rustls and the ring crypto library (the one tonic uses here); opening
+//! an S3 store installs ring as rustls's process-wide provider unless the
+//! program has already installed one.
 //!
 //! # Locations
 //!

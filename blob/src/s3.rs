@@ -42,6 +42,7 @@ impl S3Blobs {
     /// from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN
     /// if set). Nothing is sent until the first request.
     pub fn open(location: S3Location) -> Result<S3Blobs> {
+        install_crypto_provider();
         let mut location = location;
         let credentials = match location.credentials.take() {
             Some(credentials) => credentials,
@@ -188,6 +189,17 @@ impl S3Blobs {
     }
 }
 
+/// Makes ring rustls's process-wide crypto provider unless one is already
+/// installed (then that one is used). reqwest is built without a provider
+/// of its own, so that Arena links one TLS crypto library (ring, as tonic
+/// does) and rustls never sees two it cannot choose between.
+fn install_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Losing a race to another installer is fine: a provider is set.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}
+
 fn credentials_from_env() -> Option<S3Credentials> {
     let access_key_id = std::env::var(ACCESS_KEY_ENV)
         .ok()
@@ -214,14 +226,13 @@ pub(crate) fn describe_location(location: &S3Location) -> String {
     text
 }
 
-/// Converts the client's timestamps; ones before 1970 (which S3 does not
+/// An object's Last-Modified as a `SystemTime`, in whole seconds: HEAD
+/// answers to the second while some servers list with milliseconds, and
+/// `stored_at` and `sweep` must agree. Times before 1970 (which S3 does not
 /// produce) become the epoch.
 fn last_modified(meta: &ObjectMeta) -> SystemTime {
-    let time = meta.last_modified;
-    let since_epoch = u64::try_from(time.timestamp())
-        .map(|seconds| Duration::new(seconds, time.timestamp_subsec_nanos()))
-        .unwrap_or_default();
-    SystemTime::UNIX_EPOCH + since_epoch
+    let seconds = u64::try_from(meta.last_modified.timestamp()).unwrap_or_default();
+    SystemTime::UNIX_EPOCH + Duration::from_secs(seconds)
 }
 
 fn s3_error(action: &'static str) -> impl FnOnce(object_store::Error) -> BlobError {

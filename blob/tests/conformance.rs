@@ -41,6 +41,9 @@ impl Backend {
     fn s3() -> Backend {
         let server = MotoServer::start();
         server.create_bucket(BUCKET);
+        // The crate installs this when it opens an S3 store; the raw client
+        // here may be built first. (An Err means one is already installed.)
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let raw = AmazonS3Builder::new()
             .with_bucket_name(BUCKET)
             .with_region("us-east-1")

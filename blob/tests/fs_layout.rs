@@ -102,3 +102,49 @@ async fn a_missing_root_is_created_and_an_unusable_one_is_an_error() {
         .unwrap_err();
     assert!(error.to_string().contains("create directory"), "{error}");
 }
+
+#[tokio::test]
+async fn sweep_clears_temporary_files_of_crashed_writes_only_when_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = BlobStore::open(&dir.path().display().to_string())
+        .await
+        .unwrap();
+    let id = store.put(b"written before the crash").await.unwrap();
+    let fan_out = dir.path().join(&id[..2]);
+    let stale = fan_out.join(".tmp-1-1");
+    let in_progress = fan_out.join(".tmp-1-2");
+    std::fs::write(&stale, b"half a blob").unwrap();
+    std::fs::write(&in_progress, b"half a blob").unwrap();
+    let two_hours_ago = SystemTime::now() - Duration::from_secs(2 * 3600);
+    File::options()
+        .write(true)
+        .open(&stale)
+        .unwrap()
+        .set_modified(two_hours_ago)
+        .unwrap();
+
+    // Only blobs are counted; the stale temporary file goes, the fresh one stays.
+    let after_everything = SystemTime::now() + Duration::from_secs(1);
+    assert_eq!(store.sweep(after_everything).await.unwrap(), 1);
+    assert!(!stale.exists(), "stale temporary file kept");
+    assert!(in_progress.exists(), "a write in progress lost its file");
+}
+
+#[tokio::test]
+async fn an_oversized_stored_file_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = BlobStore::open(&dir.path().display().to_string())
+        .await
+        .unwrap();
+    let id = store.put(b"about to be swollen").await.unwrap();
+    // Sparse: the size is claimed, no disk or memory is used.
+    let path = fs_store(&store).path_of(&id).unwrap();
+    File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(arena_blob::MAX_STORED_BYTES + 1)
+        .unwrap();
+    let error = store.get(&id).await.unwrap_err();
+    assert!(error.to_string().contains("stored file is"), "{error}");
+}

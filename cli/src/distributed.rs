@@ -250,9 +250,30 @@ const UPLOAD_CHUNK_BYTES: usize = 256 << 10;
 /// Packs `dir` and uploads it in chunks (`Admin.UploadSubmissionChunks`),
 /// so the size limit is [`arena_proto::MAX_SUBMISSION_BYTES`] here as in
 /// `arena run`, not gRPC's message limit.
-async fn upload(client: &mut Admin, name: &str, dir: &Path) -> anyhow::Result<String> {
+async fn upload(client: &mut Admin, name: &str, dir: &Path) -> anyhow::Result<Uploaded> {
     let archive = pack(dir)?;
     upload_archive(client, name, dir, archive).await
+}
+
+/// What the coordinator answers an upload with.
+struct Uploaded {
+    hash: String,
+    /// Unlocks the submission's own bot logs on the web pages.
+    entrant_token: String,
+}
+
+impl Uploaded {
+    /// Tells the organiser the entrant's token, on stderr so that stdout
+    /// stays what scripts read.
+    fn announce_token(&self, name: &str) {
+        if !self.entrant_token.is_empty() {
+            eprintln!(
+                "entrant token for {name} (unlocks its own bot logs on the web pages; \
+                 give it to the entrant only): {}",
+                self.entrant_token
+            );
+        }
+    }
 }
 
 /// Uploads `archive`, packed from `dir`, in chunks.
@@ -261,7 +282,7 @@ async fn upload_archive(
     name: &str,
     dir: &Path,
     archive: Vec<u8>,
-) -> anyhow::Result<String> {
+) -> anyhow::Result<Uploaded> {
     let name = name.to_owned();
     let count = archive.len().div_ceil(UPLOAD_CHUNK_BYTES);
     // Built as they are sent: only the chunk in flight is copied.
@@ -282,8 +303,12 @@ async fn upload_archive(
         .upload_submission_chunks(tonic::codegen::tokio_stream::iter(chunks))
         .await
         .map_err(|status| anyhow::anyhow!("{} ({:?})", status.message(), status.code()))
-        .with_context(|| format!("uploading {}", dir.display()))?;
-    Ok(response.into_inner().hash)
+        .with_context(|| format!("uploading {}", dir.display()))?
+        .into_inner();
+    Ok(Uploaded {
+        hash: response.hash,
+        entrant_token: response.entrant_token,
+    })
 }
 
 /// A bot directory as a submission archive, refused here when it is over
@@ -316,15 +341,18 @@ pub fn tournament(args: TournamentArgs) -> anyhow::Result<ExitCode> {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 let archive = packed.unwrap_or_default();
-                println!("{}", upload_archive(&mut client, &name, bot, archive).await?);
+                let uploaded = upload_archive(&mut client, &name, bot, archive).await?;
+                uploaded.announce_token(&name);
+                println!("{}", uploaded.hash);
             }
             TournamentCommand::Create { file } => {
                 let mut tournament = TournamentFile::load(file)?;
                 tournament.wasm_runtime = wasm_runtime(&tournament, args.wasm_runtime.clone())?;
                 tournament.model_runtime = model_runtime(&tournament, args.model_runtime.clone());
                 for bot in &mut tournament.bots {
-                    let hash = upload(&mut client, &bot.name, &bot.path).await?;
-                    bot.path = hash.into();
+                    let uploaded = upload(&mut client, &bot.name, &bot.path).await?;
+                    uploaded.announce_token(&bot.name);
+                    bot.path = uploaded.hash.into();
                 }
                 let spec_toml = tournament
                     .to_toml()

@@ -43,12 +43,22 @@ pub async fn serve(
     // Recovery runs first thing: whatever a crashed coordinator left half
     // scheduled is finished before (and while) workers are served.
     let (stop_recovery, recovery_stopped) = tokio::sync::oneshot::channel::<()>();
+    let recovering = Arc::clone(&coordinator);
     let recovery = tokio::spawn(async move {
-        coordinator
+        recovering
             .run_recovery(async {
                 let _ = recovery_stopped.await;
             })
             .await;
+    });
+    // Retention: replays and logs past their age are swept now and then.
+    let (stop_sweep, sweep_stopped) = tokio::sync::oneshot::channel::<()>();
+    let sweeping = Arc::clone(&coordinator);
+    let sweep = tokio::spawn(async move {
+        sweeping.run_sweeps(async {
+            let _ = sweep_stopped.await;
+        })
+        .await;
     });
     let mut builder = tonic::transport::Server::builder();
     if let Some(tls) = tls {
@@ -64,6 +74,8 @@ pub async fn serve(
         .await;
     let _ = stop_expiry.send(());
     let _ = stop_recovery.send(());
+    let _ = stop_sweep.send(());
+    let _ = sweep.await;
     let _ = expiry.await;
     let _ = recovery.await;
     served.map_err(ServeError)

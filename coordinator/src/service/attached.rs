@@ -2,7 +2,7 @@
 //! and bot logs (through the blob store), entrant tokens, the live turn of
 //! running matches, and the organiser's rejudge.
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
@@ -102,6 +102,34 @@ impl Coordinator {
             return Ok(0);
         };
         Ok(self.attachments.blobs.sweep(cutoff).await?)
+    }
+}
+
+impl Coordinator {
+    /// Sweeps by the retention at start and then every tenth of the
+    /// retention (at most hourly, at least every minute) until `shutdown`
+    /// resolves. Nothing to do when blobs are kept forever. Errors are
+    /// logged; the next sweep tries again.
+    pub async fn run_sweeps(&self, shutdown: impl std::future::Future<Output = ()>) {
+        let Some(max_age) = self.attachments.retention else {
+            return shutdown.await;
+        };
+        let every = (max_age / 10).clamp(Duration::from_secs(60), Duration::from_secs(3600));
+        tokio::pin!(shutdown);
+        loop {
+            match self.sweep_attachments().await {
+                Ok(0) => {}
+                Ok(swept) => tracing::info!(swept, "replays and logs past their retention removed"),
+                Err(e) => eprintln!(
+                    "arena coordinator: sweeping replays and logs: {}",
+                    super::chain(&e)
+                ),
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(every) => {}
+                _ = &mut shutdown => return,
+            }
+        }
     }
 }
 
