@@ -1,0 +1,242 @@
+//! `/matches/{id}`: one match's placements, per-seat faults and stats,
+//! attempts, the replay viewer, the replay download and the seat logs the
+//! viewer may read.
+
+use std::fmt::Write as _;
+
+use arena_coordinator::model::{
+    FUEL_EXHAUSTED_STAT, FUEL_MAX_STAT, FUEL_P50_STAT, ILLEGAL_STAT, MatchRecord, STRIKE_STAT,
+};
+use arena_coordinator::store::{MatchInfo, MatchState};
+use axum::extract::State;
+use axum::response::Html;
+
+use crate::AppState;
+use crate::auth::Viewer;
+use crate::error::{WebError, WebResult};
+use crate::html::{esc, num, page, place, url_segment};
+use crate::ids::{MatchId, PathParams};
+use crate::source;
+use crate::view::{self, TournamentView};
+
+/// A match with its tournament, as the match's pages need it.
+pub struct Found {
+    /// Its tournament, without standings.
+    pub view: TournamentView,
+    /// The match itself.
+    pub info: MatchInfo,
+}
+
+/// Looks a match up: 404 if its tournament or the match is unknown.
+pub async fn find(state: &AppState, id: &MatchId) -> WebResult<Found> {
+    let view = match view::tournament(&state.coordinator, id.tournament(), false).await {
+        Err(WebError::NotFound(_)) => {
+            return Err(WebError::NotFound(format!("no match {}", id.as_str())));
+        }
+        other => other?,
+    };
+    let info = view
+        .matches
+        .iter()
+        .find(|m| m.match_id == id.as_str())
+        .cloned()
+        .ok_or_else(|| WebError::NotFound(format!("no match {}", id.as_str())))?;
+    Ok(Found { view, info })
+}
+
+pub async fn match_page(
+    State(state): State<AppState>,
+    PathParams(id): PathParams<String>,
+    viewer: Viewer,
+) -> WebResult<Html<String>> {
+    let id = MatchId::parse(&id)?;
+    let Found { view, info } = find(&state, &id).await?;
+    let spec = &view.summary.spec;
+    let record = view.results.get(&info.match_id);
+    let seg = url_segment(&info.match_id);
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "<h1>Match {}</h1>\n<p><a href=\"/tournaments/{}\">{}</a> · {} · round {} · \
+         <span class=\"state\">{}</span></p>",
+        esc(&info.match_id),
+        url_segment(&spec.id),
+        esc(&spec.name),
+        esc(&spec.game),
+        info.round + 1,
+        esc(view::state_word(&info.state)),
+    );
+    if viewer.is_admin() && matches!(info.state, MatchState::Done { .. }) {
+        let _ = writeln!(
+            body,
+            "<form method=\"post\" action=\"/matches/{seg}/rejudge\" class=\"admin\">\
+             <button type=\"submit\">Rejudge</button></form>"
+        );
+    }
+    attempts(&mut body, &state, &info, record);
+    match record {
+        Some(record) => placements(&mut body, &view, record),
+        None => {
+            body.push_str("<h2>Seats</h2>\n<ol class=\"seats\">\n");
+            for seat in &info.pairing.seats {
+                let _ = writeln!(body, "<li>{}</li>", esc(view.name_of(seat)));
+            }
+            body.push_str("</ol>\n");
+        }
+    }
+    if source::has_replay(&state.coordinator, &info.match_id).await? {
+        let names: Vec<&str> = info.pairing.seats.iter().map(|s| view.name_of(s)).collect();
+        let seats_json = serde_json::to_string(&names).unwrap_or_else(|_| "[]".to_owned());
+        let _ = writeln!(
+            body,
+            "<h2>Replay</h2>\n<div id=\"viewer\" class=\"viewer\" data-game=\"{}\" \
+             data-frames=\"/matches/{seg}/frames.json\" data-replay=\"/matches/{seg}/replay.json\" \
+             data-seats='{}'></div>\n<script type=\"module\" src=\"/assets/viewer/viewer.js\"></script>\n\
+             <p><a href=\"/matches/{seg}/replay.json\" download>Download the replay</a></p>",
+            esc(&spec.game),
+            esc(&seats_json),
+        );
+    }
+    logs(&mut body, &state, &viewer, &info).await?;
+    Ok(page(
+        &format!("Match {}", info.match_id),
+        &viewer,
+        None,
+        &body,
+    ))
+}
+
+fn attempts(body: &mut String, state: &AppState, info: &MatchInfo, record: Option<&MatchRecord>) {
+    body.push_str("<dl class=\"facts\">");
+    let _ = write!(body, "<dt>Attempt</dt><dd>{}</dd>", info.attempt);
+    match &info.state {
+        MatchState::Leased { worker, .. } => {
+            let _ = write!(body, "<dt>Worker</dt><dd>{}</dd>", esc(worker));
+            if let Some(turn) = source::progress(&state.coordinator, &info.match_id) {
+                let _ = write!(body, "<dt>Turn</dt><dd>{turn}</dd>");
+            }
+        }
+        _ => {
+            let worker = record.map_or("", source::record_worker);
+            if !worker.is_empty() {
+                let _ = write!(body, "<dt>Worker</dt><dd>{}</dd>", esc(worker));
+            }
+        }
+    }
+    if let Some(record) = record {
+        let _ = write!(
+            body,
+            "<dt>Reason</dt><dd>{}</dd><dt>Turns</dt><dd>{}</dd>",
+            esc(&record.reason),
+            record.turns
+        );
+    }
+    body.push_str("</dl>\n");
+    if !info.failures.is_empty() {
+        body.push_str("<h2>Failed attempts</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th>Attempt</th><th>Worker</th><th>Reason</th></tr></thead>\n<tbody>\n");
+        for failure in &info.failures {
+            let _ = writeln!(
+                body,
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                failure.attempt,
+                esc(&failure.worker),
+                esc(&failure.reason)
+            );
+        }
+        body.push_str("</tbody></table></div>\n");
+    }
+}
+
+/// Stats shown in their own columns, so not again among the others.
+const OWN_COLUMNS: [&str; 5] = [
+    ILLEGAL_STAT,
+    FUEL_EXHAUSTED_STAT,
+    FUEL_P50_STAT,
+    FUEL_MAX_STAT,
+    STRIKE_STAT,
+];
+
+fn placements(body: &mut String, view: &TournamentView, record: &MatchRecord) {
+    body.push_str(
+        "<h2>Placements</h2>\n<div class=\"scroll\"><table class=\"placements\">\n<thead><tr>\
+         <th>Seat</th><th>Entrant</th><th>Place</th><th>Score</th><th>Forfeit</th><th>Moves</th>\
+         <th>Timeouts</th><th>Malformed</th><th>Illegal</th><th>Fuel out</th><th>Fuel p50/max</th>\
+         <th>Strikes</th><th>Other stats</th></tr></thead>\n<tbody>\n",
+    );
+    for (seat, result) in record.seats.iter().enumerate() {
+        let fuel = match (
+            result.stats.get(FUEL_P50_STAT),
+            result.stats.get(FUEL_MAX_STAT),
+        ) {
+            (None, None) => "—".to_owned(),
+            (p50, max) => format!(
+                "{}/{}",
+                p50.copied().unwrap_or(0),
+                max.copied().unwrap_or(0)
+            ),
+        };
+        let others: Vec<String> = result
+            .stats
+            .iter()
+            .filter(|(k, _)| !OWN_COLUMNS.contains(&k.as_str()))
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        let _ = writeln!(
+            body,
+            "<tr data-seat=\"{seat}\"><td>{seat}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(view.name_of(&result.entrant)),
+            place(result.rank),
+            num(result.score),
+            result.forfeit.map_or("—", |f| f.as_str()),
+            result.moves,
+            result.timeouts,
+            result.malformed,
+            result.illegal(),
+            result.fuel_exhausted(),
+            esc(fuel),
+            result.strikes(),
+            esc(if others.is_empty() {
+                "—".to_owned()
+            } else {
+                others.join(", ")
+            }),
+        );
+    }
+    body.push_str("</tbody></table></div>\n");
+}
+
+/// The logs section: only the seats the viewer may read, each inline.
+async fn logs(
+    body: &mut String,
+    state: &AppState,
+    viewer: &Viewer,
+    info: &MatchInfo,
+) -> WebResult<()> {
+    let visible: Vec<(usize, &String)> = info
+        .pairing
+        .seats
+        .iter()
+        .enumerate()
+        .filter(|(_, entrant)| viewer.may_see_log_of(entrant))
+        .collect();
+    if visible.is_empty() {
+        return Ok(());
+    }
+    body.push_str("<h2>Bot logs</h2>\n");
+    let seg = url_segment(&info.match_id);
+    for (seat, _) in visible {
+        let _ = write!(
+            body,
+            "<section class=\"log\" data-log-seat=\"{seat}\"><h3><a href=\"/matches/{seg}/logs/{seat}\">Seat {seat}</a></h3>"
+        );
+        match source::seat_log(&state.coordinator, &info.match_id, seat).await? {
+            Some(log) => {
+                let _ = write!(body, "<pre>{}</pre>", esc(String::from_utf8_lossy(&log)));
+            }
+            None => body.push_str("<p>No log stored.</p>"),
+        }
+        body.push_str("</section>\n");
+    }
+    Ok(())
+}

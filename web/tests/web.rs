@@ -1,0 +1,732 @@
+//! The web pages over real HTTP on loopback, against a coordinator with an
+//! in-memory store: what each page shows, status pages, assets, replays,
+//! who may see and do what, and live updates.
+
+mod support;
+
+use std::time::Duration;
+
+use support::{ADMIN_TOKEN, EventReader, Fixture, NAMES, WORKER, report, snapshot_fields};
+
+const ADMIN: (&str, &str) = ("authorization", "Bearer admin-secret-token");
+
+#[tokio::test]
+async fn the_list_shows_each_tournament_with_its_progress() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    let page = server.get("/").await.expect(200);
+    assert!(page.contains(&format!("data-tournament=\"{}\"", fixture.tournament)));
+    assert!(page.contains(&format!("href=\"/tournaments/{}\"", fixture.tournament)));
+    // The name is escaped, never markup.
+    assert!(page.contains("Web &lt;test&gt; cup"), "{page}");
+    assert!(!page.contains("<test>"));
+    assert!(
+        page.contains("<td data-field=\"state\">running</td>"),
+        "{page}"
+    );
+    let (status, _) = fixture
+        .coordinator
+        .status(&fixture.tournament)
+        .await
+        .unwrap();
+    assert_eq!(status.done, 1);
+    assert!(page.contains(&format!(
+        "<td data-field=\"matches\">1/{}</td>",
+        status.total
+    )));
+    assert!(page.contains("<td>ants</td>"));
+    assert!(page.contains("data-live=\"/events\""));
+    assert!(page.contains("Log in"));
+}
+
+#[tokio::test]
+async fn the_tournament_page_shows_standings_and_matches() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    let page = server
+        .get(&format!("/tournaments/{}", fixture.tournament))
+        .await
+        .expect(200);
+    // Seat 0 of the finished match won it: that entrant leads with 1 point.
+    let pairing = fixture
+        .coordinator
+        .store()
+        .pairing(&fixture.done)
+        .await
+        .unwrap()
+        .unwrap();
+    let winner = fixture.name_of(&pairing.seats[0]);
+    let row_start = page
+        .find(&format!("<tr data-entrant=\"{winner}\">"))
+        .expect("the winner's standings row");
+    let row = &page[row_start..row_start + page[row_start..].find("</tr>").unwrap()];
+    assert!(row.contains("<td data-field=\"rank\">1</td>"), "{row}");
+    assert!(row.contains("<td data-field=\"points\">1.00</td>"), "{row}");
+    assert!(row.contains("<td data-field=\"wdl\">1/0/0</td>"), "{row}");
+    assert!(row.contains("±"), "{row}");
+    for name in NAMES {
+        assert!(page.contains(&format!("data-entrant=\"{name}\"")), "{name}");
+    }
+    let done_row = match_row(&page, &fixture.done);
+    assert!(
+        done_row.contains("<td data-field=\"state\">done</td>"),
+        "{done_row}"
+    );
+    assert!(done_row.contains(&format!("1st {winner}")), "{done_row}");
+    assert!(done_row.contains("turn_cap · 150 turns"), "{done_row}");
+    assert!(done_row.contains(&format!("<td data-field=\"worker\">{WORKER}</td>")));
+    let running_row = match_row(&page, &fixture.running.lease.match_id);
+    assert!(
+        running_row.contains("<td data-field=\"turn\"></td>"),
+        "{running_row}"
+    );
+    // The worker's heartbeats report the turn it has reached.
+    fixture
+        .coordinator
+        .record_progress([(fixture.running.lease.match_id.clone(), 42)]);
+    let page = server
+        .get(&format!("/tournaments/{}", fixture.tournament))
+        .await
+        .expect(200);
+    let running_row = match_row(&page, &fixture.running.lease.match_id);
+    assert!(
+        running_row.contains("<td data-field=\"turn\">turn 42</td>"),
+        "{running_row}"
+    );
+    assert!(
+        running_row.contains("<td data-field=\"state\">running</td>"),
+        "{running_row}"
+    );
+    assert!(running_row.contains(&format!("<td data-field=\"worker\">{WORKER}</td>")));
+    assert!(page.contains("<td data-field=\"state\">queued</td>"));
+    assert!(page.contains(&format!(
+        "data-live=\"/tournaments/{}/events\"",
+        fixture.tournament
+    )));
+}
+
+/// The `<tr>` of a match on the tournament page.
+fn match_row<'a>(page: &'a str, match_id: &str) -> &'a str {
+    let start = page
+        .find(&format!("<tr data-match=\"{match_id}\""))
+        .unwrap_or_else(|| panic!("a row for {match_id}"));
+    &page[start..start + page[start..].find("</tr>").unwrap()]
+}
+
+#[tokio::test]
+async fn the_match_page_shows_placements_the_viewer_and_the_replay() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    let page = server
+        .get(&format!("/matches/{}", fixture.done))
+        .await
+        .expect(200);
+    let pairing = fixture
+        .coordinator
+        .store()
+        .pairing(&fixture.done)
+        .await
+        .unwrap()
+        .unwrap();
+    let names: Vec<&str> = pairing.seats.iter().map(|s| fixture.name_of(s)).collect();
+    let seats_json = serde_json::to_string(&names)
+        .unwrap()
+        .replace('"', "&quot;");
+    let viewer = format!(
+        "<div id=\"viewer\" class=\"viewer\" data-game=\"ants\" data-frames=\"/matches/{0}/frames.json\" \
+         data-replay=\"/matches/{0}/replay.json\" data-seats='{seats_json}'></div>",
+        fixture.done
+    );
+    assert!(page.contains(&viewer), "{page}");
+    assert!(page.contains("<script type=\"module\" src=\"/assets/viewer/viewer.js\"></script>"));
+    assert!(page.contains(&format!(
+        "<a href=\"/matches/{}/replay.json\" download>",
+        fixture.done
+    )));
+    let seat0 = page.find("<tr data-seat=\"0\">").expect("seat 0's row");
+    assert!(page[seat0..].starts_with(&format!(
+        "<tr data-seat=\"0\"><td>0</td><td>{}</td><td>1st</td>",
+        names[0]
+    )));
+    assert!(page.contains("<dt>Reason</dt><dd>turn_cap</dd>"));
+    assert!(page.contains("<dt>Turns</dt><dd>150</dd>"));
+
+    // A running match has no replay yet: no viewer, its worker shown.
+    let running = server
+        .get(&format!("/matches/{}", fixture.running.lease.match_id))
+        .await
+        .expect(200);
+    assert!(!running.contains("id=\"viewer\""));
+    assert!(running.contains(&format!("<dt>Worker</dt><dd>{WORKER}</dd>")));
+    assert!(!running.contains("<dt>Turn</dt>"));
+    fixture
+        .coordinator
+        .record_progress([(fixture.running.lease.match_id.clone(), 7)]);
+    let running = server
+        .get(&format!("/matches/{}", fixture.running.lease.match_id))
+        .await
+        .expect(200);
+    assert!(running.contains("<dt>Turn</dt><dd>7</dd>"), "{running}");
+    // The finished match's page names the worker that played it.
+    assert!(page.contains(&format!("<dt>Worker</dt><dd>{WORKER}</dd>")));
+    assert!(running.contains("running"));
+}
+
+#[tokio::test]
+async fn frames_are_the_replay_dump_as_one_array_and_the_replay_is_raw() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    let frames = server
+        .get(&format!("/matches/{}/frames.json", fixture.done))
+        .await;
+    assert_eq!(frames.status, 200);
+    assert_eq!(frames.header("content-type"), "application/json");
+    let got: serde_json::Value = serde_json::from_slice(&frames.body).expect("frames are JSON");
+    let expected = arena_engine::replay::open_any(&support::sample_replay())
+        .unwrap()
+        .dump()
+        .unwrap();
+    assert_eq!(got, serde_json::Value::Array(expected));
+    // The second answer comes from the cache, byte for byte the same.
+    let again = server
+        .get(&format!("/matches/{}/frames.json", fixture.done))
+        .await;
+    assert_eq!(again.body, frames.body);
+    // A client that accepts gzip gets it.
+    let zipped = server
+        .get_with(
+            &format!("/matches/{}/frames.json", fixture.done),
+            &[("accept-encoding", "gzip")],
+        )
+        .await;
+    assert_eq!(zipped.status, 200);
+    assert_eq!(zipped.header("content-encoding"), "gzip");
+    assert!(zipped.body.len() < frames.body.len() / 2);
+
+    let replay = server
+        .get(&format!("/matches/{}/replay.json", fixture.done))
+        .await;
+    assert_eq!(replay.status, 200);
+    assert_eq!(replay.body, support::sample_replay());
+    // No replay for a match still running.
+    server
+        .get(&format!(
+            "/matches/{}/frames.json",
+            fixture.running.lease.match_id
+        ))
+        .await
+        .expect(404);
+}
+
+#[tokio::test]
+async fn an_unreadable_replay_is_a_500_page_not_a_crash() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    support::report_with(
+        &fixture.coordinator,
+        &fixture.running,
+        b"{\"format\":\"arena-replay/3\",\"game\":\"ants\"".to_vec(),
+    )
+    .await;
+    let reply = server
+        .get(&format!(
+            "/matches/{}/frames.json",
+            fixture.running.lease.match_id
+        ))
+        .await;
+    assert_eq!(reply.status, 500, "{}", reply.text());
+    assert!(reply.header("content-type").starts_with("text/html"));
+    assert!(reply.text().contains("<h1>500"), "{}", reply.text());
+    // The server carries on.
+    server.get("/").await.expect(200);
+}
+
+#[tokio::test]
+async fn unknown_things_are_404_and_malformed_ids_400() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    for path in [
+        "/tournaments/t-000000000000".to_owned(),
+        "/matches/t-000000000000:0:0".to_owned(),
+        format!("/matches/{}:0:999", fixture.tournament),
+        "/matches/t-000000000000:0:0/frames.json".to_owned(),
+        "/no/such/page".to_owned(),
+        "/assets/missing.css".to_owned(),
+    ] {
+        let reply = server.get(&path).await;
+        assert_eq!(reply.status, 404, "{path}");
+        assert!(
+            reply.header("content-type").starts_with("text/html"),
+            "{path}"
+        );
+        assert!(reply.text().contains("<h1>404"), "{path}");
+    }
+    for path in [
+        "/tournaments/nope",
+        "/tournaments/t-ABCDEF000000",
+        "/matches/nope",
+        "/matches/t-000000000000:x:0",
+        "/matches/%3Cscript%3E/frames.json",
+        "/matches/t-000000000000:0:0/logs/seat",
+        "/tournaments/bad/events",
+        // Not UTF-8 once decoded.
+        "/tournaments/%FF",
+        "/matches/%FF%FE/replay.json",
+    ] {
+        let reply = server.get(path).await;
+        assert_eq!(reply.status, 400, "{path}");
+        assert!(reply.text().contains("<h1>400"), "{path}");
+        assert!(!reply.text().contains("<script>"), "{path}");
+    }
+    // A seat the match does not have, even for an organiser.
+    let reply = server
+        .get_with(&format!("/matches/{}/logs/9", fixture.done), &[ADMIN])
+        .await;
+    assert_eq!(reply.status, 404);
+}
+
+#[tokio::test]
+async fn assets_have_their_content_type_and_cache_headers() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    let css = server.get("/assets/style.css").await;
+    assert_eq!(css.status, 200);
+    assert_eq!(css.header("content-type"), "text/css; charset=utf-8");
+    assert!(css.header("cache-control").contains("max-age="));
+    assert!(css.text().contains("prefers-color-scheme"));
+    let etag = css.header("etag").to_owned();
+    assert!(!etag.is_empty());
+    let unchanged = server
+        .get_with("/assets/style.css", &[("if-none-match", &etag)])
+        .await;
+    assert_eq!(unchanged.status, 304);
+    assert!(unchanged.body.is_empty());
+    let js = server.get("/assets/live.js").await;
+    assert_eq!(js.status, 200);
+    assert_eq!(js.header("content-type"), "text/javascript; charset=utf-8");
+    assert!(js.text().contains("EventSource"));
+    // The replay viewer's modules, whatever their depth.
+    for path in ["/assets/viewer/viewer.js", "/assets/viewer/games/ants.js"] {
+        let module = server.get(path).await;
+        assert_eq!(module.status, 200, "{path}");
+        assert_eq!(
+            module.header("content-type"),
+            "text/javascript; charset=utf-8"
+        );
+    }
+    server.get("/assets/viewer/../style.css").await.expect(404);
+    // Every page links the stylesheet.
+    assert!(
+        server
+            .get("/workers")
+            .await
+            .text()
+            .contains("href=\"/assets/style.css\"")
+    );
+}
+
+#[tokio::test]
+async fn the_workers_page_lists_each_worker() {
+    let fixture = Fixture::new().await;
+    // One attempt fails on the worker: it counts against the worker.
+    let third = fixture
+        .coordinator
+        .lease(WORKER)
+        .await
+        .unwrap()
+        .expect("a third queued match");
+    fixture
+        .coordinator
+        .fail(
+            WORKER,
+            &third.lease.match_id,
+            &third.lease.lease_id,
+            "disk full",
+        )
+        .await
+        .unwrap()
+        .expect("the lease was current");
+    let server = fixture.serve().await;
+    let page = server.get("/workers").await.expect(200);
+    let start = page
+        .find(&format!("<tr data-worker=\"{WORKER}\">"))
+        .expect("the worker's row");
+    let row = &page[start..start + page[start..].find("</tr>").unwrap()];
+    assert!(row.contains("<td data-field=\"alive\">yes</td>"), "{row}");
+    assert!(
+        row.contains("<td data-field=\"quarantined\">no</td>"),
+        "{row}"
+    );
+    assert!(
+        row.contains("<td>2</td><td>2048 MiB</td><td>env-test</td>"),
+        "{row}"
+    );
+    assert!(row.contains(" s ago</td>"), "{row}");
+    assert!(row.contains("<td data-field=\"played\">1</td>"), "{row}");
+    assert!(row.contains("<td data-field=\"failed\">1</td>"), "{row}");
+}
+
+#[tokio::test]
+async fn the_public_sees_no_logs_and_no_organiser_buttons() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    let tournament = format!("/tournaments/{}", fixture.tournament);
+    let page = server.get(&tournament).await.expect(200);
+    assert!(!page.contains("Cancel tournament"));
+    assert!(!page.contains("Rejudge"));
+    let match_page = server
+        .get(&format!("/matches/{}", fixture.done))
+        .await
+        .expect(200);
+    assert!(!match_page.contains("Bot logs"));
+    assert!(!match_page.contains("/logs/"));
+    server
+        .get(&format!("/matches/{}/logs/0", fixture.done))
+        .await
+        .expect(403);
+    server
+        .post(&format!("{tournament}/cancel"), &[], "")
+        .await
+        .expect(403);
+    server
+        .post(&format!("/matches/{}/rejudge", fixture.done), &[], "")
+        .await
+        .expect(403);
+    // A token in the query string grants nothing.
+    let with_query = server
+        .get(&format!("{tournament}?token={ADMIN_TOKEN}"))
+        .await
+        .expect(200);
+    assert!(!with_query.contains("Cancel tournament"));
+    server
+        .get(&format!(
+            "/matches/{}/logs/0?token={ADMIN_TOKEN}",
+            fixture.done
+        ))
+        .await
+        .expect(403);
+    server
+        .post(&format!("{tournament}/cancel?token={ADMIN_TOKEN}"), &[], "")
+        .await
+        .expect(403);
+    // A wrong bearer token is no one.
+    server
+        .post(
+            &format!("{tournament}/cancel"),
+            &[("authorization", "Bearer admin-secret-tokeN")],
+            "",
+        )
+        .await
+        .expect(403);
+    let (status, _) = fixture
+        .coordinator
+        .status(&fixture.tournament)
+        .await
+        .unwrap();
+    assert!(!status.cancelled);
+}
+
+#[tokio::test]
+async fn an_admin_sees_every_log_and_can_cancel() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    let tournament = format!("/tournaments/{}", fixture.tournament);
+    let page = server.get_with(&tournament, &[ADMIN]).await.expect(200);
+    assert!(page.contains(&format!("action=\"{tournament}/cancel\"")));
+    assert!(page.contains(&format!("action=\"/matches/{}/rejudge\"", fixture.done)));
+    // Only finished matches can be rejudged.
+    assert!(!page.contains(&format!(
+        "action=\"/matches/{}/rejudge\"",
+        fixture.running.lease.match_id
+    )));
+    let match_page = server
+        .get_with(&format!("/matches/{}", fixture.done), &[ADMIN])
+        .await
+        .expect(200);
+    let pairing = fixture
+        .coordinator
+        .store()
+        .pairing(&fixture.done)
+        .await
+        .unwrap()
+        .unwrap();
+    for seat in 0..4 {
+        assert!(
+            match_page.contains(&format!("data-log-seat=\"{seat}\"")),
+            "{seat}"
+        );
+        let log = server
+            .get_with(&format!("/matches/{}/logs/{seat}", fixture.done), &[ADMIN])
+            .await;
+        assert_eq!(log.status, 200, "seat {seat}: {}", log.text());
+        assert_eq!(log.header("content-type"), "text/plain; charset=utf-8");
+        let entrant = &pairing.seats[seat];
+        assert_eq!(log.text(), support::seat_log_text(seat, entrant));
+        // Inline on the page too, escaped.
+        assert!(match_page.contains(&format!(
+            "seat {seat} log of {entrant} &lt;b&gt;bold&lt;/b&gt;"
+        )));
+    }
+    // A post from another site is refused even with the admin's token.
+    server
+        .post(
+            &format!("{tournament}/cancel"),
+            &[ADMIN, ("origin", "https://elsewhere.example")],
+            "",
+        )
+        .await
+        .expect(403);
+    assert!(
+        !fixture
+            .coordinator
+            .status(&fixture.tournament)
+            .await
+            .unwrap()
+            .0
+            .cancelled
+    );
+    let origin = format!("http://{}", server.addr);
+    let cancelled = server
+        .post(
+            &format!("{tournament}/cancel"),
+            &[ADMIN, ("origin", &origin)],
+            "",
+        )
+        .await;
+    assert_eq!(cancelled.status, 303, "{}", cancelled.text());
+    assert_eq!(cancelled.header("location"), tournament);
+    assert!(
+        fixture
+            .coordinator
+            .status(&fixture.tournament)
+            .await
+            .unwrap()
+            .0
+            .cancelled
+    );
+    let page = server.get(&tournament).await.expect(200);
+    assert!(
+        page.contains("<span data-field=\"state\">cancelled</span>"),
+        "{page}"
+    );
+}
+
+#[tokio::test]
+async fn an_admin_can_rejudge_a_finished_match() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    // A match without a result cannot be rejudged.
+    server
+        .post(
+            &format!("/matches/{}/rejudge", fixture.running.lease.match_id),
+            &[ADMIN],
+            "",
+        )
+        .await
+        .expect(409);
+    // Dumped once, so the cache holds it: a rejudge must not leave it served.
+    server
+        .get(&format!("/matches/{}/frames.json", fixture.done))
+        .await
+        .expect(200);
+    let reply = server
+        .post(&format!("/matches/{}/rejudge", fixture.done), &[ADMIN], "")
+        .await;
+    assert_eq!(reply.status, 303, "{}", reply.text());
+    assert_eq!(
+        reply.header("location"),
+        format!("/matches/{}", fixture.done)
+    );
+    let matches = fixture
+        .coordinator
+        .store()
+        .matches(&fixture.tournament)
+        .await
+        .unwrap();
+    let info = matches.iter().find(|m| m.match_id == fixture.done).unwrap();
+    assert_eq!(info.state, arena_coordinator::store::MatchState::Queued);
+    // Its replay went with its result.
+    server
+        .get(&format!("/matches/{}/frames.json", fixture.done))
+        .await
+        .expect(404);
+    // Rejudging it again, before a new result, is refused.
+    server
+        .post(&format!("/matches/{}/rejudge", fixture.done), &[ADMIN], "")
+        .await
+        .expect(409);
+}
+
+#[tokio::test]
+async fn logging_in_sets_a_strict_http_only_cookie() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    let form = server.get("/login").await.expect(200);
+    assert!(form.contains("<form method=\"post\" action=\"/login\""));
+    // A body that is no form at all is a 400 page, not a crash.
+    let garbled = server
+        .send(
+            "POST",
+            "/login",
+            &[("content-type", "text/plain")],
+            b"x".to_vec(),
+        )
+        .await;
+    assert_eq!(garbled.status, 400);
+    assert!(garbled.text().contains("<h1>400"));
+    let refused = server.post("/login", &[], "token=wrong").await;
+    assert_eq!(refused.status, 401);
+    assert!(refused.header("set-cookie").is_empty());
+    let reply = server
+        .post("/login", &[], &format!("token={ADMIN_TOKEN}"))
+        .await;
+    assert_eq!(reply.status, 303);
+    let cookie = reply.header("set-cookie").to_owned();
+    assert!(
+        cookie.starts_with(&format!("arena_token={ADMIN_TOKEN};")),
+        "{cookie}"
+    );
+    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(cookie.contains(attribute), "{cookie}");
+    }
+    let pair = cookie.split(';').next().unwrap();
+    let page = server
+        .get_with(
+            &format!("/tournaments/{}", fixture.tournament),
+            &[("cookie", pair)],
+        )
+        .await
+        .expect(200);
+    assert!(page.contains("Cancel tournament"));
+    assert!(page.contains("Log out"));
+    let out = server.post("/logout", &[("cookie", pair)], "").await;
+    assert_eq!(out.status, 303);
+    assert!(out.header("set-cookie").contains("Max-Age=0"));
+    // A login form posted from another site is refused.
+    server
+        .post(
+            "/login",
+            &[("origin", "https://elsewhere.example")],
+            &format!("token={ADMIN_TOKEN}"),
+        )
+        .await
+        .expect(403);
+}
+
+#[tokio::test]
+async fn live_updates_send_a_snapshot_and_then_each_change() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    let running = fixture.running.lease.match_id.clone();
+    let response = server
+        .open(
+            "GET",
+            &format!("/tournaments/{}/events", fixture.tournament),
+            // Browsers accept gzip; an event stream must still come unbuffered.
+            &[("accept-encoding", "gzip")],
+            Vec::new(),
+        )
+        .await;
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["content-type"].to_str().unwrap(),
+        "text/event-stream"
+    );
+    assert!(response.headers().get("content-encoding").is_none());
+    let mut events = EventReader::new(response);
+    let first = events.next_snapshot(Duration::from_secs(10)).await;
+    let fields = snapshot_fields(&first, "match", &running).expect("the running match");
+    assert_eq!(fields["state"], "running");
+    assert_eq!(fields["worker"], WORKER);
+    assert!(snapshot_fields(&first, "entrant", "alice").is_some());
+    assert!(snapshot_fields(&first, "tournament", &fixture.tournament).is_some());
+
+    let mut list = EventReader::new(server.open("GET", "/events", &[], Vec::new()).await);
+    let list_first = list.next_snapshot(Duration::from_secs(10)).await;
+    let summary = snapshot_fields(&list_first, "tournament", &fixture.tournament).unwrap();
+    assert!(summary["matches"].as_str().unwrap().starts_with("1/"));
+
+    // A turn reached is a change of its own.
+    fixture.coordinator.record_progress([(running.clone(), 12)]);
+    events
+        .snapshot_until(Duration::from_secs(10), |snapshot| {
+            snapshot_fields(snapshot, "match", &running).is_some_and(|f| f["turn"] == "turn 12")
+        })
+        .await;
+
+    report(&fixture.coordinator, &fixture.running).await;
+    // A poll may straddle the report and see half of it; snapshots keep
+    // coming while anything differs, so the finished state arrives.
+    let fields = events
+        .snapshot_until(Duration::from_secs(10), |snapshot| {
+            snapshot_fields(snapshot, "match", &running).is_some_and(|f| f["state"] == "done")
+        })
+        .await;
+    let fields = snapshot_fields(&fields, "match", &running).unwrap();
+    assert!(fields["result"].as_str().unwrap().contains("turn_cap"));
+    let list_changed = list
+        .snapshot_until(Duration::from_secs(10), |snapshot| {
+            snapshot_fields(snapshot, "tournament", &fixture.tournament)
+                .is_some_and(|f| f["matches"].as_str().unwrap_or("").starts_with("2/"))
+        })
+        .await;
+    assert!(snapshot_fields(&list_changed, "tournament", &fixture.tournament).is_some());
+
+    // Open streams do not hold up a shutdown.
+    server.shutdown().await.expect("serve ends cleanly");
+}
+
+#[tokio::test]
+async fn entrants_see_their_own_seat_logs_only() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    let pairing = fixture
+        .coordinator
+        .store()
+        .pairing(&fixture.done)
+        .await
+        .unwrap()
+        .unwrap();
+    let token = support::entrant_token(&fixture, &pairing.seats[0]).await;
+    let bearer = format!("Bearer {token}");
+    let headers = [("authorization", bearer.as_str())];
+    let own = server
+        .get_with(&format!("/matches/{}/logs/0", fixture.done), &headers)
+        .await;
+    assert_eq!(own.status, 200, "{}", own.text());
+    assert_eq!(own.text(), support::seat_log_text(0, &pairing.seats[0]));
+    server
+        .get_with(&format!("/matches/{}/logs/1", fixture.done), &headers)
+        .await
+        .expect(403);
+    let page = server
+        .get_with(&format!("/matches/{}", fixture.done), &headers)
+        .await
+        .expect(200);
+    assert!(page.contains("data-log-seat=\"0\""));
+    assert!(!page.contains("data-log-seat=\"1\""));
+    // The same token through the login form and its cookie.
+    let login = server.post("/login", &[], &format!("token={token}")).await;
+    assert_eq!(login.status, 303);
+    let cookie = login
+        .header("set-cookie")
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let with_cookie = [("cookie", cookie.as_str())];
+    server
+        .get_with(&format!("/matches/{}/logs/0", fixture.done), &with_cookie)
+        .await
+        .expect(200);
+    server
+        .get_with(&format!("/matches/{}/logs/2", fixture.done), &with_cookie)
+        .await
+        .expect(403);
+    // Nothing else extra: no organiser buttons, no organiser actions.
+    assert!(!page.contains("Rejudge"));
+    server
+        .post(&format!("/matches/{}/rejudge", fixture.done), &headers, "")
+        .await
+        .expect(403);
+}
