@@ -97,7 +97,7 @@ pub async fn match_page(
             esc(&seats_json),
         );
     }
-    logs(&mut body, &state, &viewer, &info).await?;
+    logs(&mut body, &state, &viewer, &view, &info).await?;
     Ok(page(
         &format!("Match {}", info.match_id),
         &viewer,
@@ -211,6 +211,7 @@ async fn logs(
     body: &mut String,
     state: &AppState,
     viewer: &Viewer,
+    view: &TournamentView,
     info: &MatchInfo,
 ) -> WebResult<()> {
     let visible: Vec<(usize, &String)> = info
@@ -225,10 +226,11 @@ async fn logs(
     }
     body.push_str("<h2>Bot logs</h2>\n");
     let seg = url_segment(&info.match_id);
-    for (seat, _) in visible {
+    for (seat, entrant) in visible {
         let _ = write!(
             body,
-            "<section class=\"log\" data-log-seat=\"{seat}\"><h3><a href=\"/matches/{seg}/logs/{seat}\">Seat {seat}</a></h3>"
+            "<section class=\"log\" data-log-seat=\"{seat}\"><h3><a href=\"/matches/{seg}/logs/{seat}\">Seat {seat}</a> · {}</h3>",
+            esc(view.name_of(entrant))
         );
         match source::seat_log(&state.coordinator, &info.match_id, seat).await? {
             Some(log) => {
