@@ -210,6 +210,14 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 30, value_name = "SECONDS",
           value_parser = clap::value_parser!(u64).range(1..))]
     pub lease_ttl: u64,
+    /// Serve the web pages while the tournament runs, and after it until
+    /// Ctrl-C; prints the address to open, the organiser's token and each
+    /// entrant's token.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1,
+          default_missing_value = "127.0.0.1:8080")]
+    pub web: Option<String>,
+    #[command(flatten)]
+    pub blobs: BlobArgs,
     #[command(flatten)]
     pub sandbox: SandboxArgs,
 }
@@ -261,12 +269,34 @@ pub struct CoordinatorArgs {
     /// Serve Prometheus metrics at http://ADDR/metrics.
     #[arg(long, value_name = "ADDR")]
     pub metrics: Option<String>,
+    /// Serve the web pages (tournaments, standings, matches, replays,
+    /// workers) at http://ADDR/; the admin tokens unlock the organiser's
+    /// actions there.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    #[command(flatten)]
+    pub blobs: BlobArgs,
     /// Serve over TLS with this PEM certificate chain (needs --tls-key).
     #[arg(long, value_name = "PEM", requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
     /// The PEM private key of --tls-cert.
     #[arg(long, value_name = "PEM", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+}
+
+/// Where replays and bot logs are kept, and for how long.
+#[derive(Clone, Debug, Args)]
+pub struct BlobArgs {
+    /// Where replays and bot logs go: a directory (a path or file:///PATH),
+    /// or an S3-compatible bucket, s3://BUCKET[/PREFIX]?endpoint=URL&region=R
+    /// (credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY).
+    /// Default: with --redis, $XDG_DATA_HOME/arena/blobs (or
+    /// ~/.local/share/arena/blobs); without, process memory.
+    #[arg(long, value_name = "LOCATION", env = "ARENA_BLOBS")]
+    pub blobs: Option<String>,
+    /// How long replays and logs are kept: e.g. 90d, 12h, 30m, or forever.
+    #[arg(long, default_value = "forever", value_name = "AGE")]
+    pub retention: arena_blob::Retention,
 }
 
 #[derive(Debug, Args)]

@@ -2,11 +2,12 @@
 //! `arena tournament ...`, each a thin layer over the coordinator and worker
 //! crates.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
+use arena_coordinator::attachments::{Attachments, Blobs};
 use arena_coordinator::grpc::Tokens;
 use arena_coordinator::server;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, Quarantine};
@@ -25,7 +26,7 @@ use arena_worker::metrics::WorkerMetrics;
 use arena_worker::submission;
 use tokio_util::sync::CancellationToken;
 
-use crate::cli::{CoordinatorArgs, TournamentArgs, TournamentCommand, WorkerArgs};
+use crate::cli::{BlobArgs, CoordinatorArgs, TournamentArgs, TournamentCommand, WorkerArgs};
 use crate::launch;
 
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -62,6 +63,42 @@ fn without_password(url: &str) -> String {
         }
         None => url.to_owned(),
     }
+}
+
+/// The blob store `args` name, or the default: a directory of the user's
+/// data when the rest of the state is persistent too, else memory.
+pub async fn open_attachments(args: &BlobArgs, persistent: bool) -> anyhow::Result<Attachments> {
+    let location = match &args.blobs {
+        Some(location) => Some(location.clone()),
+        None if persistent => Some(default_blob_dir().display().to_string()),
+        None => None,
+    };
+    let blobs = match location {
+        Some(location) => Blobs::Stored(
+            arena_blob::BlobStore::open(&location)
+                .await
+                .with_context(|| format!("opening the blob store {}", redacted_blobs(&location)))?,
+        ),
+        None => Blobs::default(),
+    };
+    Ok(Attachments {
+        blobs,
+        retention: args.retention.max_age,
+    })
+}
+
+/// `$XDG_DATA_HOME/arena/blobs`, or `~/.local/share/arena/blobs`.
+fn default_blob_dir() -> PathBuf {
+    std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("arena/blobs")
+}
+
+/// A blob location fit for an error message: no query (it may carry keys).
+fn redacted_blobs(location: &str) -> &str {
+    location.split('?').next().unwrap_or(location)
 }
 
 fn read(path: &Path) -> anyhow::Result<Vec<u8>> {
@@ -102,7 +139,12 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
                 args.quarantine_window
             );
         }
-        let coordinator = Coordinator::new(
+        let attachments = open_attachments(&args.blobs, args.redis.is_some()).await?;
+        eprintln!(
+            "arena coordinator: replays and logs in {}",
+            attachments.blobs.describe()
+        );
+        let coordinator = Coordinator::with_attachments(
             store,
             CoordinatorConfig {
                 max_attempts: args.max_attempts,
@@ -112,6 +154,7 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
                 },
                 ..CoordinatorConfig::with_lease_ttl(Duration::from_secs(args.lease_ttl.max(1)))
             },
+            attachments,
         );
         if let Some(address) = &args.metrics {
             let shared = Arc::clone(&coordinator);
@@ -122,6 +165,25 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
             let bound = crate::metrics_http::spawn(address, render).await?;
             println!("metrics on {bound}");
         }
+        let pages = match &args.http {
+            Some(address) => {
+                let listener = tokio::net::TcpListener::bind(address)
+                    .await
+                    .with_context(|| format!("listening for the web pages on {address}"))?;
+                // Scripts and tests read this line to learn the address.
+                println!("web pages on http://{}/", listener.local_addr()?);
+                let options = arena_web::WebOptions {
+                    admin_tokens: args.admin_tokens.iter().cloned().collect(),
+                };
+                Some(tokio::spawn(arena_web::serve(
+                    listener,
+                    Arc::clone(&coordinator),
+                    options,
+                    termination(),
+                )))
+            }
+            None => None,
+        };
         let listener = tokio::net::TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("listening on {}", args.listen))?;
@@ -139,6 +201,11 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
             _ => None,
         };
         server::serve(coordinator, tokens, listener, tls, termination()).await?;
+        if let Some(pages) = pages {
+            // The same signal stops both; the pages are not waited for
+            // beyond that (a browser may hold a live-update stream open).
+            pages.abort();
+        }
         Ok(ExitCode::SUCCESS)
     })
 }

@@ -11,8 +11,8 @@
 
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -45,6 +45,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let runtime = crate::distributed::runtime()?;
     // Local workers keep their submissions and builds here.
     let scratch = std::env::temp_dir().join(format!("arena-run-{}", std::process::id()));
+    // Set once the tournament is over: a signal after that (stopping the
+    // pages of `--web`) ends a finished run, not an interrupted one.
+    let finished = Arc::new(OnceLock::new());
     let outcome = runtime.block_on(async {
         // Dropped before the runtime: it flushes the spans still queued.
         let _telemetry = crate::telemetry::init("arena");
@@ -53,12 +56,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let mut terminate = signal(SignalKind::terminate()).context("catching SIGTERM")?;
         let mut interrupt = signal(SignalKind::interrupt()).context("catching SIGINT")?;
         tokio::select! {
-            result = tournament(&args, file, &launcher, &scratch) => result.map(Outcome::Finished),
+            result = tournament(&args, file, &launcher, &scratch, &finished) => result.map(Outcome::Finished),
             _ = terminate.recv() => Ok(Outcome::Stopped(Stop::Terminate)),
             _ = interrupt.recv() => Ok(Outcome::Stopped(Stop::Interrupt)),
         }
     });
     let result = match outcome {
+        Ok(Outcome::Stopped(_)) if finished.get().is_some() => {
+            drop(runtime);
+            Ok(finished.get().copied().unwrap_or(ExitCode::SUCCESS))
+        }
         Ok(Outcome::Stopped(stop)) => {
             stop_after_signal(runtime, stop);
             Ok(ExitCode::from(stop.exit_status()))
@@ -217,6 +224,7 @@ async fn tournament(
     file: TournamentFile,
     launcher: &CommandLauncher,
     scratch: &Path,
+    finished: &OnceLock<ExitCode>,
 ) -> anyhow::Result<ExitCode> {
     let store = crate::distributed::open_store(args.redis.as_deref()).await?;
     // Local workers play in this machine's environment; a tournament that
@@ -237,7 +245,9 @@ async fn tournament(
         quarantine: Quarantine::OFF,
         ..CoordinatorConfig::with_lease_ttl(Duration::from_secs(args.lease_ttl.max(1)))
     };
-    let coordinator = Coordinator::new(store, config);
+    let attachments =
+        crate::distributed::open_attachments(&args.blobs, args.redis.is_some()).await?;
+    let coordinator = Coordinator::with_attachments(store, config, attachments);
 
     let mut entrants = Vec::with_capacity(file.bots.len());
     for bot in &file.bots {
@@ -245,6 +255,10 @@ async fn tournament(
             crate::distributed::pack(&bot.path).with_context(|| format!("bot {:?}", bot.name))?;
         let hash = arena_coordinator::submission_id(&archive);
         coordinator.store().put_submission(&hash, archive).await?;
+        if args.web.is_some() {
+            let token = coordinator.issue_entrant_token(&hash).await?;
+            eprintln!("arena run: entrant token for {}: {token}", bot.name);
+        }
         entrants.push((bot.name.clone(), hash));
     }
     let id = coordinator
@@ -280,6 +294,11 @@ async fn tournament(
         None,
         stop_server.clone().cancelled_owned(),
     ));
+
+    let pages = match &args.web {
+        Some(address) => Some(serve_pages(&coordinator, address, &id).await?),
+        None => None,
+    };
 
     let launcher = launcher.shared();
     let wasm = launch::wasm_support(&args.sandbox)?;
@@ -365,9 +384,66 @@ async fn tournament(
                 }
             }
         }
-        return Ok(ExitCode::FAILURE);
+        return finish(pages, finished, ExitCode::FAILURE).await;
     }
-    Ok(ExitCode::SUCCESS)
+    finish(pages, finished, ExitCode::SUCCESS).await
+}
+
+/// The web pages of `arena run --web`, served until dropped.
+struct Pages {
+    stop: CancellationToken,
+    server: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+/// Serves the pages on `address` with a fresh organiser token, and says
+/// where and with which token.
+async fn serve_pages(
+    coordinator: &Arc<Coordinator>,
+    address: &str,
+    id: &str,
+) -> anyhow::Result<Pages> {
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .with_context(|| format!("listening for the web pages on {address}"))?;
+    let bound = listener.local_addr()?;
+    let admin = fresh_token()?;
+    eprintln!(
+        "arena run: organiser token (log in on the pages to cancel, rejudge and read every log): {admin}"
+    );
+    // Scripts and tests read this line to learn the address.
+    println!("web pages on http://{bound}/tournaments/{id}");
+    let stop = CancellationToken::new();
+    let options = arena_web::WebOptions {
+        admin_tokens: [admin].into(),
+    };
+    let server = tokio::spawn(arena_web::serve(
+        listener,
+        Arc::clone(coordinator),
+        options,
+        stop.clone().cancelled_owned(),
+    ));
+    Ok(Pages { stop, server })
+}
+
+/// Ends a run: with `--web`, the pages stay up until a signal stops them.
+async fn finish(
+    pages: Option<Pages>,
+    finished: &OnceLock<ExitCode>,
+    code: ExitCode,
+) -> anyhow::Result<ExitCode> {
+    let Some(pages) = pages else {
+        return Ok(code);
+    };
+    let _ = finished.set(code);
+    eprintln!("arena run: the tournament is over; the pages stay up until Ctrl-C");
+    // `run` ends the process at the signal; until then the pages serve.
+    let served = pages.server.await;
+    pages.stop.cancel();
+    match served {
+        Ok(Ok(())) => Ok(code),
+        Ok(Err(e)) => Err(anyhow::Error::new(e).context("serving the web pages")),
+        Err(e) => Err(anyhow::Error::new(e).context("the web pages' task")),
+    }
 }
 
 /// A random token for the in-process server.

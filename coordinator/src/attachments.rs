@@ -27,7 +27,10 @@ pub enum Blobs {
 
 /// An in-process blob map, keyed like the persistent stores.
 #[derive(Clone, Debug, Default)]
-pub struct MemoryBlobs(Arc<Mutex<HashMap<String, (Vec<u8>, SystemTime)>>>);
+pub struct MemoryBlobs(Arc<Mutex<BlobMap>>);
+
+/// Blob id → its content and when it was put.
+type BlobMap = HashMap<String, (Vec<u8>, SystemTime)>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AttachmentError {

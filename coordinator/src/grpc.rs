@@ -361,7 +361,16 @@ fn match_record(r: &ReportResultRequest) -> Result<MatchRecord, Status> {
 /// WebAssembly seat), the strikes only when a model-graph seat had any.
 fn seat_stats(s: &arena_proto::v1::SeatResult) -> std::collections::BTreeMap<String, u64> {
     use crate::model::{
-        FUEL_EXHAUSTED_STAT, FUEL_MAX_STAT, FUEL_P50_STAT, ILLEGAL_STAT, STRIKE_STAT,
+        FUEL_EXHAUSTED_STAT, FUEL_MAX_STAT, FUEL_P50_STAT, ILLEGAL_STAT, LATENCY_P50_STAT,
+        LATENCY_P99_STAT, STRIKE_STAT,
+    };
+    // Milliseconds on the wire, whole microseconds among the counters.
+    let micros = |ms: f64| {
+        if ms.is_finite() && ms > 0.0 {
+            (ms * 1000.0).round().min(u64::MAX as f64) as u64
+        } else {
+            0
+        }
     };
     let mut stats: std::collections::BTreeMap<String, u64> =
         s.stats.iter().map(|(k, v)| (k.clone(), *v)).collect();
@@ -371,6 +380,8 @@ fn seat_stats(s: &arena_proto::v1::SeatResult) -> std::collections::BTreeMap<Str
         (FUEL_P50_STAT, s.fuel_p50),
         (FUEL_MAX_STAT, s.fuel_max),
         (STRIKE_STAT, u64::from(s.strike)),
+        (LATENCY_P50_STAT, micros(s.latency_p50_ms)),
+        (LATENCY_P99_STAT, micros(s.latency_p99_ms)),
     ] {
         if value > 0 {
             stats.insert(key.to_owned(), value);

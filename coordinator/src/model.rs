@@ -65,9 +65,10 @@ pub struct SeatResult {
     /// Counters the game keeps per seat (e.g. `invalid_moves`), and the
     /// runner's counts that have no field here, under reserved names:
     /// [`ILLEGAL_STAT`], [`FUEL_EXHAUSTED_STAT`], [`FUEL_P50_STAT`],
-    /// [`FUEL_MAX_STAT`] and [`STRIKE_STAT`] (absent when zero; read them
-    /// with [`SeatResult::illegal`], [`SeatResult::fuel_exhausted`] and
-    /// [`SeatResult::strikes`]).
+    /// [`FUEL_MAX_STAT`], [`STRIKE_STAT`], [`LATENCY_P50_STAT`] and
+    /// [`LATENCY_P99_STAT`] (absent when zero; read them with
+    /// [`SeatResult::illegal`], [`SeatResult::fuel_exhausted`],
+    /// [`SeatResult::strikes`] and [`SeatResult::latency_ms`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stats: BTreeMap<String, u64>,
     /// Replies that missed their deadline.
@@ -92,6 +93,10 @@ pub const FUEL_MAX_STAT: &str = "fuel_max";
 /// A model-graph seat's failed turns (evaluation errors, bad output, late
 /// answers; they spend the fault budget), kept among its stats.
 pub const STRIKE_STAT: &str = "strike";
+/// A seat's in-time reply latency, median and 99th percentile, in whole
+/// microseconds, kept among its stats.
+pub const LATENCY_P50_STAT: &str = "latency_p50_us";
+pub const LATENCY_P99_STAT: &str = "latency_p99_us";
 
 impl SeatResult {
     /// Illegal replies ([`ILLEGAL_STAT`]).
@@ -107,6 +112,15 @@ impl SeatResult {
     /// A model-graph seat's failed turns ([`STRIKE_STAT`]).
     pub fn strikes(&self) -> u64 {
         self.stats.get(STRIKE_STAT).copied().unwrap_or(0)
+    }
+
+    /// Reply latency in milliseconds, median and 99th percentile
+    /// ([`LATENCY_P50_STAT`], [`LATENCY_P99_STAT`]); `None` when the seat
+    /// replied to nothing in time (or is a baseline).
+    pub fn latency_ms(&self) -> Option<(f64, f64)> {
+        let p50 = *self.stats.get(LATENCY_P50_STAT)?;
+        let p99 = self.stats.get(LATENCY_P99_STAT).copied().unwrap_or(p50);
+        Some((p50 as f64 / 1000.0, p99 as f64 / 1000.0))
     }
 }
 

@@ -55,10 +55,11 @@ pub async fn serve(
     let (stop_sweep, sweep_stopped) = tokio::sync::oneshot::channel::<()>();
     let sweeping = Arc::clone(&coordinator);
     let sweep = tokio::spawn(async move {
-        sweeping.run_sweeps(async {
-            let _ = sweep_stopped.await;
-        })
-        .await;
+        sweeping
+            .run_sweeps(async {
+                let _ = sweep_stopped.await;
+            })
+            .await;
     });
     let mut builder = tonic::transport::Server::builder();
     if let Some(tls) = tls {

@@ -8,6 +8,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use arena_coordinator::attachments::{Attachments, Blobs};
 use arena_coordinator::grpc::Tokens;
 use arena_coordinator::server;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, Quarantine, now_ms};
@@ -18,10 +19,10 @@ use arena_engine::registry;
 use arena_proto::v1::admin_client::AdminClient;
 use arena_proto::v1::worker_client::WorkerClient;
 use arena_proto::v1::{
-    CreateTournamentRequest, Forfeit, HeartbeatRequest, LeaseRequest, LeasedMatch, MatchSummary,
-    MatchesRequest, RegisterRequest, ReleaseWorkerRequest, ReportFailureRequest, ReportOutcome,
-    ReportResultRequest, RequeueRequest, SeatResult, StandingsRequest, StatusRequest,
-    WorkersRequest,
+    CreateTournamentRequest, Forfeit, HeartbeatRequest, LeaseProgress, LeaseRequest, LeasedMatch,
+    MatchSummary, MatchesRequest, RegisterRequest, ReleaseWorkerRequest, ReportFailureRequest,
+    ReportOutcome, ReportResultRequest, RequeueRequest, SeatResult, StandingsRequest,
+    StatusRequest, UploadSubmissionRequest, WorkersRequest,
 };
 use tonic::transport::Channel;
 use tonic::{Code, Request, Status};
@@ -40,7 +41,11 @@ async fn serve() -> Served {
 }
 
 async fn serve_with(config: CoordinatorConfig) -> Served {
-    let coordinator = Coordinator::new(Store::memory(), config);
+    serve_keeping(config, Attachments::default()).await
+}
+
+async fn serve_keeping(config: CoordinatorConfig, attachments: Attachments) -> Served {
+    let coordinator = Coordinator::with_attachments(Store::memory(), config, attachments);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -695,4 +700,187 @@ async fn a_worker_whose_leases_keep_failing_is_quarantined() {
             .await
             .contains("arena_workers_quarantined 0")
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replays_and_logs_go_to_the_blob_store_and_come_back_per_seat() {
+    let dir = tempfile::tempdir().unwrap();
+    let blobs = arena_blob::BlobStore::open(&dir.path().display().to_string())
+        .await
+        .unwrap();
+    let attachments = Attachments {
+        blobs: Blobs::Stored(blobs),
+        retention: None,
+    };
+    let served = serve_keeping(CoordinatorConfig::default(), attachments).await;
+    let hashes = served.submissions(&["a", "b"]).await;
+    let leased = create_and_lease(&served, tournament_toml("generals", "", &hashes)).await;
+    let replay = br#"{"format":"a replay","turns":[1,2,3]}"#.to_vec();
+    let request = ReportResultRequest {
+        replay: replay.clone(),
+        seat_logs: vec![b"seat zero said this".to_vec(), Vec::new()],
+        ..report(&leased, &[0, 1])
+    };
+    assert_accepted(&served, request).await;
+
+    let coordinator = &served.coordinator;
+    let id = &leased.match_id;
+    assert_eq!(coordinator.replay(id).await.unwrap(), Some(replay.clone()));
+    assert_eq!(
+        coordinator.seat_log(id, 0).await.unwrap().as_deref(),
+        Some(&b"seat zero said this"[..])
+    );
+    assert_eq!(
+        coordinator.seat_log(id, 1).await.unwrap(),
+        None,
+        "an empty log is not kept"
+    );
+    assert_eq!(coordinator.seat_log(id, 9).await.unwrap(), None);
+    // The store holds only the manifest; the bytes are files of the blob store.
+    let slot = coordinator.store().replay(id).await.unwrap().unwrap();
+    assert!(
+        slot.starts_with(b"{\"attachments\":"),
+        "{}",
+        String::from_utf8_lossy(&slot)
+    );
+    let files = walk(dir.path());
+    assert_eq!(files, 2, "the replay and one log");
+    // The record names the worker that played it.
+    let results = coordinator
+        .store()
+        .results(&id[..id.find(':').unwrap()])
+        .await
+        .unwrap();
+    assert_eq!(results[0].worker, "w");
+}
+
+/// Regular files under `dir`, at any depth.
+fn walk(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| if p.is_dir() { walk(&p) } else { 1 })
+        .sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn heartbeats_say_how_far_a_running_match_has_got() {
+    let served = serve().await;
+    let hashes = served.submissions(&["a", "b"]).await;
+    let leased = create_and_lease(&served, tournament_toml("generals", "", &hashes)).await;
+    assert_eq!(served.coordinator.progress(&leased.match_id), None);
+    let beat = |turn: u32, lease_id: String| HeartbeatRequest {
+        worker_id: "w".into(),
+        lease_ids: vec![leased.lease_id.clone()],
+        progress: vec![LeaseProgress {
+            lease_id,
+            match_id: leased.match_id.clone(),
+            turn,
+        }],
+        ..HeartbeatRequest::default()
+    };
+    let mut worker = served.worker().await;
+    worker
+        .heartbeat(authed(beat(17, leased.lease_id.clone())))
+        .await
+        .unwrap();
+    assert_eq!(served.coordinator.progress(&leased.match_id), Some(17));
+    // Progress under a lease the heartbeat did not extend says nothing.
+    worker
+        .heartbeat(authed(beat(99, "not-a-lease".into())))
+        .await
+        .unwrap();
+    assert_eq!(served.coordinator.progress(&leased.match_id), Some(17));
+    worker
+        .heartbeat(authed(beat(40, leased.lease_id.clone())))
+        .await
+        .unwrap();
+    assert_eq!(served.coordinator.progress(&leased.match_id), Some(40));
+    // A finished match has no progress, only a result.
+    assert_accepted(&served, report(&leased, &[0, 1])).await;
+    assert_eq!(served.coordinator.progress(&leased.match_id), None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_upload_issues_an_entrant_token_for_its_submission() {
+    let served = serve().await;
+    let mut admin = served.admin().await;
+    let mut upload = async |archive: &[u8]| {
+        admin
+            .upload_submission(authed(UploadSubmissionRequest {
+                name: "bot".into(),
+                archive: archive.to_vec(),
+            }))
+            .await
+            .unwrap()
+            .into_inner()
+    };
+    let first = upload(b"archive one").await;
+    let second = upload(b"archive two").await;
+    let again = upload(b"archive one").await;
+    assert_eq!(first.hash, again.hash);
+    assert_ne!(
+        first.entrant_token, again.entrant_token,
+        "a fresh token each time"
+    );
+    let coordinator = &served.coordinator;
+    for (uploaded, hash) in [
+        (&first, &first.hash),
+        (&second, &second.hash),
+        (&again, &first.hash),
+    ] {
+        assert!(uploaded.entrant_token.len() >= 32);
+        assert_eq!(
+            coordinator
+                .entrant_of_token(&uploaded.entrant_token)
+                .await
+                .unwrap()
+                .as_ref(),
+            Some(hash)
+        );
+    }
+    assert_eq!(
+        coordinator.entrant_of_token(&first.hash).await.unwrap(),
+        None
+    );
+    assert_eq!(coordinator.entrant_of_token("").await.unwrap(), None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejudged_match_is_played_again_and_its_new_result_counts() {
+    let served = serve().await;
+    let hashes = served.submissions(&["a", "b"]).await;
+    let toml = tournament_toml("generals", "", &hashes);
+    let leased = create_and_lease(&served, toml).await;
+    let tournament = leased.match_id[..leased.match_id.find(':').unwrap()].to_owned();
+    let coordinator = &served.coordinator;
+    let refused = coordinator.rejudge(&leased.match_id).await.unwrap_err();
+    assert!(refused.to_string().contains("no result"), "{refused}");
+    assert_accepted(&served, report(&leased, &[0, 1])).await;
+    let first = standings(&served, &tournament).await.rows[0].clone();
+    assert_eq!((first.games, first.wins), (1, 1));
+
+    coordinator.rejudge(&leased.match_id).await.unwrap();
+    assert!(
+        coordinator
+            .store()
+            .results(&tournament)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let again = lease_for(&served, "w")
+        .await
+        .unwrap()
+        .expect("queued again");
+    assert_eq!(
+        (again.match_id.as_str(), again.attempt),
+        (leased.match_id.as_str(), 2)
+    );
+    assert_accepted(&served, report(&again, &[1, 0])).await;
+    // The other seat won this time, and the old result counts for nothing.
+    let after = standings(&served, &tournament).await;
+    assert_ne!(after.rows[0].name, first.name);
+    assert_eq!((after.rows[0].games, after.rows[0].wins), (1, 1));
+    assert_eq!((after.rows[1].games, after.rows[1].wins), (1, 0));
 }

@@ -44,7 +44,7 @@ const RECOVERY: Duration = Duration::from_secs(45);
 
 /// `arena coordinator` on `redis_url`, with the test tokens; waits for its
 /// `listening on ADDR` line and returns it with its URL.
-fn start_coordinator(redis_url: &str) -> (Proc, String) {
+fn start_coordinator(redis_url: &str, blobs: &std::path::Path) -> (Proc, String) {
     let mut command = arena::arena();
     command
         .args([
@@ -56,6 +56,8 @@ fn start_coordinator(redis_url: &str) -> (Proc, String) {
         ])
         .args(["--worker-token", WORKER_TOKEN, "--admin-token", ADMIN_TOKEN])
         .args(["--lease-ttl", &LEASE_TTL_S.to_string()])
+        .arg("--blobs")
+        .arg(blobs)
         // The store logs each primary it follows (checked at the end).
         .env("RUST_LOG", "arena_coordinator=info");
     let process = Proc::spawn("coordinator", command);
@@ -93,7 +95,12 @@ async fn tournament_survives_a_sentinel_failover() {
     let gate = fixture.gate();
     let mut redis = Topology::start();
     eprintln!("e2e: sentinel topology up in {:.1?}", started.elapsed());
-    let (coordinator, url) = start_coordinator(&redis.url());
+    // Replays and logs go to a directory of the test's own.
+    let blobs = tempfile::Builder::new()
+        .prefix("arena-sentinel-blobs-")
+        .tempdir()
+        .expect("a temp dir for the blob store");
+    let (coordinator, url) = start_coordinator(&redis.url(), blobs.path());
     // Plain processes: the gate is a file they see directly.
     let mut workers = [
         Worker::start("sentinel-a", &url, false),

@@ -569,8 +569,7 @@ impl Referee<'_> {
             self.settle_turn();
             let outcome = self.game.step();
             if let Some(progress) = &self.config.progress {
-                let turn = u32::try_from(self.game.turn()).unwrap_or(u32::MAX);
-                progress.store(turn, Ordering::Relaxed);
+                progress.store(self.game.turn(), Ordering::Relaxed);
             }
             if let Some(reason) = self.game.invariant_violation() {
                 return Err(RunnerError::Engine {

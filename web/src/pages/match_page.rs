@@ -5,7 +5,8 @@
 use std::fmt::Write as _;
 
 use arena_coordinator::model::{
-    FUEL_EXHAUSTED_STAT, FUEL_MAX_STAT, FUEL_P50_STAT, ILLEGAL_STAT, MatchRecord, STRIKE_STAT,
+    FUEL_EXHAUSTED_STAT, FUEL_MAX_STAT, FUEL_P50_STAT, ILLEGAL_STAT, LATENCY_P50_STAT,
+    LATENCY_P99_STAT, MatchRecord, STRIKE_STAT,
 };
 use arena_coordinator::store::{MatchInfo, MatchState};
 use axum::extract::State;
@@ -97,7 +98,7 @@ pub async fn match_page(
             esc(&seats_json),
         );
     }
-    logs(&mut body, &state, &viewer, &info).await?;
+    logs(&mut body, &state, &viewer, &view, &info).await?;
     Ok(page(
         &format!("Match {}", info.match_id),
         &viewer,
@@ -148,20 +149,22 @@ fn attempts(body: &mut String, state: &AppState, info: &MatchInfo, record: Optio
 }
 
 /// Stats shown in their own columns, so not again among the others.
-const OWN_COLUMNS: [&str; 5] = [
+const OWN_COLUMNS: [&str; 7] = [
     ILLEGAL_STAT,
     FUEL_EXHAUSTED_STAT,
     FUEL_P50_STAT,
     FUEL_MAX_STAT,
     STRIKE_STAT,
+    LATENCY_P50_STAT,
+    LATENCY_P99_STAT,
 ];
 
 fn placements(body: &mut String, view: &TournamentView, record: &MatchRecord) {
     body.push_str(
         "<h2>Placements</h2>\n<div class=\"scroll\"><table class=\"placements\">\n<thead><tr>\
          <th>Seat</th><th>Entrant</th><th>Place</th><th>Score</th><th>Forfeit</th><th>Moves</th>\
-         <th>Timeouts</th><th>Malformed</th><th>Illegal</th><th>Fuel out</th><th>Fuel p50/max</th>\
-         <th>Strikes</th><th>Other stats</th></tr></thead>\n<tbody>\n",
+         <th>Timeouts</th><th>Malformed</th><th>Illegal</th><th>Latency p50/p99 ms</th><th>Fuel out</th>\
+         <th>Fuel p50/max</th><th>Strikes</th><th>Other stats</th></tr></thead>\n<tbody>\n",
     );
     for (seat, result) in record.seats.iter().enumerate() {
         let fuel = match (
@@ -175,6 +178,9 @@ fn placements(body: &mut String, view: &TournamentView, record: &MatchRecord) {
                 max.copied().unwrap_or(0)
             ),
         };
+        let latency = result
+            .latency_ms()
+            .map_or("—".to_owned(), |(p50, p99)| format!("{p50:.2}/{p99:.2}"));
         let others: Vec<String> = result
             .stats
             .iter()
@@ -184,7 +190,7 @@ fn placements(body: &mut String, view: &TournamentView, record: &MatchRecord) {
         let _ = writeln!(
             body,
             "<tr data-seat=\"{seat}\"><td>{seat}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(view.name_of(&result.entrant)),
             place(result.rank),
             num(result.score),
@@ -193,6 +199,7 @@ fn placements(body: &mut String, view: &TournamentView, record: &MatchRecord) {
             result.timeouts,
             result.malformed,
             result.illegal(),
+            esc(latency),
             result.fuel_exhausted(),
             esc(fuel),
             result.strikes(),
@@ -211,6 +218,7 @@ async fn logs(
     body: &mut String,
     state: &AppState,
     viewer: &Viewer,
+    view: &TournamentView,
     info: &MatchInfo,
 ) -> WebResult<()> {
     let visible: Vec<(usize, &String)> = info
@@ -225,10 +233,11 @@ async fn logs(
     }
     body.push_str("<h2>Bot logs</h2>\n");
     let seg = url_segment(&info.match_id);
-    for (seat, _) in visible {
+    for (seat, entrant) in visible {
         let _ = write!(
             body,
-            "<section class=\"log\" data-log-seat=\"{seat}\"><h3><a href=\"/matches/{seg}/logs/{seat}\">Seat {seat}</a></h3>"
+            "<section class=\"log\" data-log-seat=\"{seat}\"><h3><a href=\"/matches/{seg}/logs/{seat}\">Seat {seat}</a> · {}</h3>",
+            esc(view.name_of(entrant))
         );
         match source::seat_log(&state.coordinator, &info.match_id, seat).await? {
             Some(log) => {

@@ -149,6 +149,8 @@ impl Coordinator {
             .arg(redis.url())
             .args(["--worker-token", WORKER_TOKEN, "--admin-token", ADMIN_TOKEN])
             .args(["--lease-ttl", &lease_ttl_s.to_string()])
+            .arg("--blobs")
+            .arg(redis.blob_dir())
             .args(flags);
         let process = Proc::spawn("coordinator", command);
         let line = process.wait_for_stdout("its listening line", STARTUP, |l| {

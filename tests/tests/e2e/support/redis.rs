@@ -21,6 +21,12 @@ pub struct RedisServer {
 impl RedisServer {
     const STARTUP: Duration = Duration::from_secs(20);
 
+    /// A directory beside the server's data for a coordinator's blob store
+    /// (replays and logs): it lives as long as the state that names them.
+    pub fn blob_dir(&self) -> std::path::PathBuf {
+        self.dir.path().join("blobs")
+    }
+
     pub fn start() -> RedisServer {
         RedisServer::start_with(&["--save", "", "--appendonly", "no"])
     }
