@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use arena_proto::v1::{HeartbeatRequest, LeaseRequest, MatchSummary};
+use arena_proto::v1::{HeartbeatRequest, LeaseProgress, LeaseRequest, MatchSummary};
 
 use crate::support::arena::{self, Coordinator, Worker};
 use crate::support::bots::Fixture;
@@ -299,6 +299,8 @@ fn browser_driver_works() {
 
 /// The simulated worker's id: it holds the running tournament's match.
 const HOLDER: &str = "web-holder";
+/// The turn the holder says its match has reached.
+const HELD_TURN: u32 = 17;
 /// The real worker's id: it plays the finished tournament.
 const PLAYER: &str = "web-player";
 /// The entrant whose standings row is checked.
@@ -309,7 +311,7 @@ const VIEWER_READY: Duration = Duration::from_secs(60);
 const SHOWN: Duration = Duration::from_secs(15);
 
 /// A lease held by a simulated worker: registered, leased, heartbeating
-/// and never reporting, so its match stays running. The heartbeats stop
+/// (with a fixed turn as its progress) and never reporting, so its match stays running. The heartbeats stop
 /// when this is dropped.
 struct HeldLease {
     match_id: String,
@@ -340,12 +342,18 @@ impl HeldLease {
         let lost = Arc::new(AtomicBool::new(false));
         let lost_flag = Arc::clone(&lost);
         let lease_id = leased.lease_id.clone();
+        let match_id = leased.match_id.clone();
         let heartbeats = tokio::spawn(async move {
             loop {
                 let answer = rpc
                     .heartbeat(HeartbeatRequest {
                         worker_id: HOLDER.to_owned(),
                         lease_ids: vec![lease_id.clone()],
+                        progress: vec![LeaseProgress {
+                            lease_id: lease_id.clone(),
+                            match_id: match_id.clone(),
+                            turn: HELD_TURN,
+                        }],
                         ..Default::default()
                     })
                     .await;
@@ -681,6 +689,7 @@ fn browse(expected: &Expected) {
     let held_row = format!("tr[data-match=\"{}\"]", expected.held_match);
     wait_text(&field(&held_row, "state"), "running");
     wait_text(&field(&held_row, "worker"), HOLDER);
+    wait_text(&field(&held_row, "turn"), &format!("turn {HELD_TURN}"));
     shoot("tournament-running");
     no_new_errors("the running tournament", &|_| false);
 

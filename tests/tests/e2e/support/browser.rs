@@ -19,7 +19,9 @@
 //! Chromium runs in a process group of its own (its renderers and helpers
 //! join it), in a fresh profile directory. Dropping the [`Browser`] asks it
 //! to close, SIGKILLs whatever of that group is left, reaps it and removes
-//! the profile, also when a test panics.
+//! the profile, also when a test panics. (Debian's build also starts two
+//! crash handlers, which detach into sessions of their own; they watch the
+//! browser and exit by themselves once it is gone.)
 
 use std::fs::File;
 use std::os::fd::AsRawFd;

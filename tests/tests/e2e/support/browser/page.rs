@@ -292,9 +292,18 @@ impl<'b> Page<'b> {
         Ok(())
     }
 
-    /// Writes a PNG of the viewport to `path` (creating its directory).
+    /// Writes a PNG of the whole page, not just the viewport, to `path`
+    /// (creating its directory).
     pub fn screenshot(&self, path: &Path) -> Result<()> {
-        let shot = self.call("Page.captureScreenshot", json!({ "format": "png" }))?;
+        let metrics = self.call("Page.getLayoutMetrics", json!({}))?;
+        let size = &metrics["cssContentSize"];
+        let mut params = json!({ "format": "png" });
+        if let (Some(width), Some(height)) = (size["width"].as_f64(), size["height"].as_f64()) {
+            params["captureBeyondViewport"] = true.into();
+            params["clip"] =
+                json!({ "x": 0, "y": 0, "width": width, "height": height, "scale": 1 });
+        }
+        let shot = self.call("Page.captureScreenshot", params)?;
         let data = reply_str(&shot, "data", "Page.captureScreenshot")?;
         let png = base64::engine::general_purpose::STANDARD.decode(data)?;
         let write = |source| BrowserError::WriteScreenshot {
