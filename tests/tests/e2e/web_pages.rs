@@ -1,5 +1,13 @@
 //! The coordinator's web pages in headless Chromium, and a check of the
 //! browser driver itself against a static page served from the test.
+//!
+//! The pages test runs a coordinator with `--http` holding two
+//! tournaments: one played to the end by a real worker, one whose only
+//! match a simulated worker (raw gRPC) leases and keeps heartbeating
+//! without reporting, so it stays running. Chromium then opens every page,
+//! follows links to a match, plays, pauses and steps the replay viewer, and
+//! checks what changed; every page must leave the console free of errors.
+//! Screenshots land in `web-screenshots/` of the Cargo target directory.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -771,7 +779,13 @@ fn browse(expected: &Expected) {
     )
     .expect("a 404 heading");
     shoot("match-missing");
-    no_new_errors("the 404 page", &|e| {
+    no_new_errors("the missing match", &|e| {
+        e.contains("status of 404") && e.ends_with(&format!("[{missing}]"))
+    });
+    // A tournament id of the right shape that names nothing: 404 too.
+    let missing = format!("{web}/tournaments/t-000000000000");
+    assert_eq!(page.goto(&missing).expect("goto"), Some(404));
+    no_new_errors("the missing tournament", &|e| {
         e.contains("status of 404") && e.ends_with(&format!("[{missing}]"))
     });
 }
