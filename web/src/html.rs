@@ -65,7 +65,7 @@ pub fn page(title: &str, viewer: &Viewer, live: Option<&str>, body: &str) -> Htm
         out,
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{} · Arena</title>\n<link rel=\"stylesheet\" href=\"/assets/style.css\">\n\
+         <title>{} · Arena</title>\n<link rel=\"stylesheet\" href=\"/assets/style.css\">\n<link rel=\"icon\" href=\"data:,\">\n\
          </head>\n<body>\n<nav class=\"nav\"><a class=\"brand\" href=\"/\">Arena</a>\
          <a href=\"/\">Tournaments</a><a href=\"/workers\">Workers</a>",
         esc(title)
