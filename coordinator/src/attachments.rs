@@ -241,6 +241,48 @@ mod tests {
     }
 
     #[test]
+    fn a_coordinator_sweeps_only_past_its_retention() {
+        use crate::service::{Coordinator, CoordinatorConfig};
+        use crate::store::Store;
+        runtime().block_on(async {
+            let keep_forever = Coordinator::new(Store::memory(), CoordinatorConfig::default());
+            let id = keep_forever.attachments().blobs.put(b"kept").await.unwrap();
+            assert_eq!(keep_forever.sweep_attachments().await.unwrap(), 0);
+            assert!(
+                keep_forever
+                    .attachments()
+                    .blobs
+                    .get(&id)
+                    .await
+                    .unwrap()
+                    .is_some()
+            );
+
+            let blobs = Blobs::default();
+            let old = blobs.put(b"old").await.unwrap();
+            let short = Attachments {
+                blobs: blobs.clone(),
+                retention: Some(Duration::from_secs(3600)),
+            };
+            let coordinator =
+                Coordinator::with_attachments(Store::memory(), CoordinatorConfig::default(), short);
+            assert_eq!(
+                coordinator.sweep_attachments().await.unwrap(),
+                0,
+                "an hour has not passed"
+            );
+            let none = Attachments {
+                blobs: blobs.clone(),
+                retention: Some(Duration::ZERO),
+            };
+            let coordinator =
+                Coordinator::with_attachments(Store::memory(), CoordinatorConfig::default(), none);
+            assert_eq!(coordinator.sweep_attachments().await.unwrap(), 1);
+            assert_eq!(blobs.get(&old).await.unwrap(), None);
+        });
+    }
+
+    #[test]
     fn the_memory_sweep_removes_only_older_blobs() {
         runtime().block_on(async {
             let blobs = Blobs::default();

@@ -412,3 +412,22 @@ fn gone(pid: i32) -> bool {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+#[test]
+fn the_runner_publishes_the_turns_played_as_it_goes() {
+    let progress = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let config = config().with_progress(std::sync::Arc::clone(&progress));
+    let out = play(
+        test_bot("random"),
+        test_bot("random"),
+        game(13, 60),
+        &config,
+    );
+    let turns = out.report.turns;
+    assert!(turns > 0);
+    assert_eq!(
+        progress.load(std::sync::atomic::Ordering::Relaxed),
+        turns,
+        "the last turn played is the last one published"
+    );
+}
