@@ -102,6 +102,14 @@ fn base_renders_and_fits_together() {
     let metrics = port_of(&flag(&args, "--metrics").expect("--metrics"));
     assert_service_reaches(coordinator_service, "grpc", coordinator, &listen);
     assert_service_reaches(coordinator_service, "metrics", coordinator, &metrics);
+    let web = port_of(&flag(&args, "--http").expect("--http"));
+    assert_service_reaches(coordinator_service, "web", coordinator, &web);
+    let blobs = flag(&args, "--blobs").expect("--blobs");
+    assert!(
+        coordinator.values("mountPath").contains(&blobs),
+        "the blob directory {blobs} is a mounted volume: {}",
+        coordinator.text
+    );
     assert_eq!(coordinator.values("replicas"), ["1"], "one coordinator");
     assert!(
         coordinator
