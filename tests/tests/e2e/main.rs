@@ -26,6 +26,7 @@ mod redis_restart;
 mod round_robin;
 mod starter_rust;
 mod upload;
+mod viewer_games;
 mod wasm_tournaments;
 mod web_pages;
 mod worker_killed;
