@@ -27,6 +27,7 @@ mod round_robin;
 mod run_web;
 mod starter_rust;
 mod upload;
+mod viewer_games;
 mod wasm_tournaments;
 mod web_pages;
 mod worker_killed;

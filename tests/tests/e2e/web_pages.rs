@@ -7,22 +7,27 @@
 //! without reporting, so it stays running. Chromium then opens every page,
 //! follows links to a match, plays, pauses and steps the replay viewer, and
 //! checks what changed; every page must leave the console free of errors.
+//! Live updates are checked in the same document (a marker set on
+//! `window` survives): the held match's turn moves when the holder reports
+//! a new one, and the list shows the running tournament cancelled. The
+//! tournament and match pages are also opened on a phone-sized screen and
+//! must not scroll sideways.
 //! Screenshots land in `web-screenshots/` of the Cargo target directory.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use arena_proto::v1::{HeartbeatRequest, LeaseProgress, LeaseRequest, MatchSummary};
 
 use crate::support::arena::{self, Coordinator, Worker};
 use crate::support::bots::Fixture;
+use crate::support::browser::page::Page;
 use crate::support::browser::page::js_string;
 use crate::support::browser::{Browser, BrowserError, screenshot_dir};
 use crate::support::redis::RedisServer;
+use crate::support::static_site::{StaticFile, StaticSite};
 use crate::support::tournament::{assert_all_done_once, matches, wait_finished};
 use crate::support::wait::poll_until;
 
@@ -72,85 +77,6 @@ const ERRORS_PAGE: &str = r#"<!doctype html>
 </script></body></html>
 "#;
 
-/// A loopback HTTP/1.1 server of fixed pages, one thread per connection;
-/// anything else is a 404. Stopped and joined on drop.
-struct StaticSite {
-    addr: SocketAddr,
-    stop: Arc<AtomicBool>,
-    acceptor: Option<JoinHandle<()>>,
-}
-
-impl StaticSite {
-    fn serve(pages: &'static [(&'static str, &'static str)]) -> StaticSite {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("binding a loopback port");
-        let addr = listener.local_addr().expect("the bound address");
-        let stop = Arc::new(AtomicBool::new(false));
-        let stopping = Arc::clone(&stop);
-        let acceptor = std::thread::spawn(move || {
-            let mut connections = Vec::new();
-            for stream in listener.incoming() {
-                if stopping.load(Ordering::SeqCst) {
-                    break;
-                }
-                let Ok(stream) = stream else { continue };
-                connections.push(std::thread::spawn(move || answer(stream, pages)));
-            }
-            // Each connection ends by its read timeout at the latest.
-            for connection in connections {
-                let _ = connection.join();
-            }
-        });
-        StaticSite {
-            addr,
-            stop,
-            acceptor: Some(acceptor),
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-}
-
-impl Drop for StaticSite {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        // Wakes the blocked accept so it sees the flag.
-        let _ = TcpStream::connect(self.addr);
-        if let Some(acceptor) = self.acceptor.take() {
-            let _ = acceptor.join();
-        }
-    }
-}
-
-/// Answers one request (the connection closes after it).
-fn answer(mut stream: TcpStream, pages: &[(&str, &str)]) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-    let mut head = Vec::new();
-    let mut buffer = [0u8; 1024];
-    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-        match stream.read(&mut buffer) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => head.extend_from_slice(&buffer[..n]),
-        }
-    }
-    let head = String::from_utf8_lossy(&head);
-    let path = head.split_whitespace().nth(1).unwrap_or("/");
-    let (status, body) = match pages.iter().find(|(p, _)| *p == path) {
-        Some((_, body)) => ("200 OK", *body),
-        None => (
-            "404 Not Found",
-            "<!doctype html><title>missing</title>not here",
-        ),
-    };
-    let response = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let _ = stream.write_all(response.as_bytes());
-}
-
 /// Processes of group `group` that are not zombies. Chromium's helpers,
 /// orphaned when it exits, are reaped by init in its own time; a zombie is
 /// dead already.
@@ -176,8 +102,10 @@ fn live_members(group: u32) -> Vec<u32> {
 
 #[test]
 fn browser_driver_works() {
-    static PAGES: &[(&str, &str)] = &[("/", DRIVER_PAGE), ("/errors", ERRORS_PAGE)];
-    let site = StaticSite::serve(PAGES);
+    let site = StaticSite::serve(vec![
+        StaticFile::html("/", DRIVER_PAGE),
+        StaticFile::html("/errors", ERRORS_PAGE),
+    ]);
     let browser = Browser::launch().expect("launching Chromium");
     let group = browser.pid();
     let profile = browser.profile_dir().to_owned();
@@ -317,14 +245,27 @@ const KNOWN_ENTRANT: &str = "starter-1";
 const VIEWER_READY: Duration = Duration::from_secs(60);
 /// How long anything else on a page may take to show.
 const SHOWN: Duration = Duration::from_secs(15);
+/// The turn the holder reports once the running tournament's page is open.
+const BUMPED_TURN: u32 = 42;
+/// How long a change in the store may take to reach an open page: a
+/// heartbeat, the stream's poll (half a second) and the script.
+const LIVE: Duration = Duration::from_secs(15);
+/// Marks the document shown, so a reload (a new document) shows.
+const SET_MARKER: &str = "window.arenaE2eMarker = 'still here'; true";
+const STILL_MARKED: &str = "(window.arenaE2eMarker === 'still here')";
 
 /// A lease held by a simulated worker: registered, leased, heartbeating
-/// (with a fixed turn as its progress) and never reporting, so its match stays running. The heartbeats stop
-/// when this is dropped.
+/// (with a turn as its progress, [`HELD_TURN`] until [`HeldLease::report_turn`]
+/// moves it) and never reporting, so its match stays running. The
+/// heartbeats stop when this is dropped.
 struct HeldLease {
     match_id: String,
     /// Set if a heartbeat answer said the lease is lost.
     lost: Arc<AtomicBool>,
+    /// The turn the next heartbeat reports.
+    turn: Arc<AtomicU32>,
+    /// Wakes the heartbeat loop, so a new turn goes out without waiting an interval.
+    wake: Arc<tokio::sync::Notify>,
     heartbeats: tokio::task::JoinHandle<()>,
 }
 
@@ -348,7 +289,10 @@ impl HeldLease {
         .await;
         let interval = Duration::from_millis(registered.heartbeat_interval_ms.max(50));
         let lost = Arc::new(AtomicBool::new(false));
-        let lost_flag = Arc::clone(&lost);
+        let turn = Arc::new(AtomicU32::new(HELD_TURN));
+        let wake = Arc::new(tokio::sync::Notify::new());
+        let (lost_flag, reported_turn, woken) =
+            (Arc::clone(&lost), Arc::clone(&turn), Arc::clone(&wake));
         let lease_id = leased.lease_id.clone();
         let match_id = leased.match_id.clone();
         let heartbeats = tokio::spawn(async move {
@@ -360,7 +304,7 @@ impl HeldLease {
                         progress: vec![LeaseProgress {
                             lease_id: lease_id.clone(),
                             match_id: match_id.clone(),
-                            turn: HELD_TURN,
+                            turn: reported_turn.load(Ordering::SeqCst),
                         }],
                         ..Default::default()
                     })
@@ -368,14 +312,48 @@ impl HeldLease {
                 if answer.is_ok_and(|a| a.into_inner().lost_lease_ids.contains(&lease_id)) {
                     lost_flag.store(true, Ordering::SeqCst);
                 }
-                tokio::time::sleep(interval).await;
+                tokio::select! {
+                    _ = tokio::time::sleep(interval) => {}
+                    _ = woken.notified() => {}
+                }
             }
         });
         HeldLease {
             match_id: leased.match_id,
             lost,
+            turn,
+            wake,
             heartbeats,
         }
+    }
+
+    /// A handle that moves the reported turn from another thread.
+    fn progress(&self) -> HeldProgress {
+        HeldProgress {
+            turn: Arc::clone(&self.turn),
+            wake: Arc::clone(&self.wake),
+            lost: Arc::clone(&self.lost),
+        }
+    }
+}
+
+/// Moves a [`HeldLease`]'s reported turn and tells whether it was lost.
+struct HeldProgress {
+    turn: Arc<AtomicU32>,
+    wake: Arc<tokio::sync::Notify>,
+    lost: Arc<AtomicBool>,
+}
+
+impl HeldProgress {
+    /// Reports `turn` with the next heartbeat, sent at once.
+    fn report_turn(&self, turn: u32) {
+        self.turn.store(turn, Ordering::SeqCst);
+        // A stored permit: the loop wakes even if it is mid-heartbeat now.
+        self.wake.notify_one();
+    }
+
+    fn lost(&self) -> bool {
+        self.lost.load(Ordering::SeqCst)
     }
 }
 
@@ -443,6 +421,10 @@ struct Expected {
     /// `W/D/L` and points of [`KNOWN_ENTRANT`].
     known_wdl: String,
     known_points: f64,
+    /// The coordinator's gRPC address, for `arena tournament`.
+    coordinator: String,
+    /// Moves the held match's reported turn.
+    held: HeldProgress,
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -510,6 +492,8 @@ async fn web_pages_in_headless_chromium() {
         held_match: held.match_id.clone(),
         known_wdl: format!("{wins}/{draws}/{losses}"),
         known_points: f64::from(wins) + f64::from(draws) / 2.0,
+        coordinator: url.clone(),
+        held: held.progress(),
     };
     eprintln!(
         "web_pages: tournaments ready after {:.1?}",
@@ -524,10 +508,9 @@ async fn web_pages_in_headless_chromium() {
         browsing.elapsed(),
         started.elapsed()
     );
-    assert!(
-        !held.lost.load(Ordering::SeqCst),
-        "the holder lost its lease"
-    );
+    // Whether the holder kept its lease is checked in `browse`, before it
+    // cancels the running tournament.
+    drop(held);
 }
 
 /// Opens every page in Chromium and checks what it shows; writes a
@@ -699,6 +682,26 @@ fn browse(expected: &Expected) {
     wait_text(&field(&held_row, "worker"), HOLDER);
     wait_text(&field(&held_row, "turn"), &format!("turn {HELD_TURN}"));
     shoot("tournament-running");
+
+    // The held match moves on: its turn cell follows without a reload. A
+    // reload would start a new document without the marker.
+    page.eval(SET_MARKER).expect("marking the document");
+    expected.held.report_turn(BUMPED_TURN);
+    page.wait_for(
+        &format!(
+            "({}) === {} && {STILL_MARKED}",
+            field(&held_row, "turn"),
+            js_string(&format!("turn {BUMPED_TURN}"))
+        ),
+        LIVE,
+    )
+    .expect("the turn cell to follow the heartbeat in the same document");
+    assert_eq!(
+        page.eval(STILL_MARKED).expect("the marker"),
+        serde_json::json!(true),
+        "the page was reloaded"
+    );
+    shoot("tournament-running-live");
     no_new_errors("the running tournament", &|_| false);
 
     // The workers: the real one and the simulated one.
@@ -788,4 +791,116 @@ fn browse(expected: &Expected) {
     no_new_errors("the missing tournament", &|e| {
         e.contains("status of 404") && e.ends_with(&format!("[{missing}]"))
     });
+
+    on_a_phone(&browser, expected);
+    list_follows_cancel(&page, expected);
+    no_new_errors("the list after the cancel", &|_| false);
+}
+
+/// A phone's screen: 390 × 844 CSS pixels at 3 device pixels each.
+const PHONE: (u32, u32, f64) = (390, 844, 3.0);
+
+/// Whether the document is wider than the window (a page that scrolls
+/// sideways as a whole); wide tables may scroll inside their own box.
+const PAGE_OVERFLOW: &str = "({ scrollWidth: document.documentElement.scrollWidth, \
+     innerWidth: window.innerWidth, \
+     overflows: document.documentElement.scrollWidth > window.innerWidth + 1 })";
+
+/// The tournament and match pages at phone width: nothing wider than the
+/// screen, the viewer's canvas within it; a screenshot of each.
+fn on_a_phone(browser: &Browser, expected: &Expected) {
+    let Expected { web, finished, .. } = expected;
+    let (width, height, scale) = PHONE;
+    let page = browser.new_page().expect("a page for the phone");
+    page.emulate_screen(width, height, scale, true)
+        .expect("emulating a phone");
+    let fits = |what: &str| {
+        let layout = page.eval(PAGE_OVERFLOW).expect("measuring the page");
+        // The viewport meta tag is honoured: the layout is the phone's width.
+        assert_eq!(
+            layout["innerWidth"],
+            serde_json::json!(width),
+            "{what}: {layout}"
+        );
+        assert_eq!(
+            layout["overflows"],
+            serde_json::json!(false),
+            "{what} scrolls sideways: {layout}"
+        );
+    };
+
+    assert_eq!(
+        page.goto(&format!("{web}/tournaments/{finished}"))
+            .expect("goto"),
+        Some(200)
+    );
+    let known = format!("tr[data-entrant=\"{KNOWN_ENTRANT}\"]");
+    page.wait_for(
+        &format!("document.querySelector({}) !== null", js_string(&known)),
+        SHOWN,
+    )
+    .expect("the standings on a phone");
+    fits("the tournament page");
+    shoot_page(&page, "phone-tournament");
+
+    let status = page
+        .click_to_navigate(&format!(
+            "tr[data-match=\"{}\"] a[href^=\"/matches/\"]",
+            expected.played_match
+        ))
+        .expect("following the match link");
+    assert_eq!(status, Some(200));
+    page.wait_for(
+        "document.querySelector('#viewer')?.dataset.ready === 'true'",
+        VIEWER_READY,
+    )
+    .expect("the viewer on a phone");
+    fits("the match page");
+    let canvas = page
+        .eval(
+            "(() => { const r = document.querySelector('#viewer canvas').getBoundingClientRect(); \
+             return { left: r.left, right: r.right, width: r.width }; })()",
+        )
+        .expect("the canvas box");
+    let (left, right, drawn) = (
+        canvas["left"].as_f64().unwrap_or(-1.0),
+        canvas["right"].as_f64().unwrap_or(f64::MAX),
+        canvas["width"].as_f64().unwrap_or(0.0),
+    );
+    assert!(
+        left >= 0.0 && right <= f64::from(width) + 0.5 && drawn > f64::from(width) / 2.0,
+        "the canvas does not fit the phone's width: {canvas}"
+    );
+    shoot_page(&page, "phone-match");
+    assert_eq!(page.console_errors(), Vec::<String>::new());
+}
+
+/// The list page follows a state change without a reload: the running
+/// tournament, cancelled while the page is open, shows as cancelled.
+fn list_follows_cancel(page: &Page<'_>, expected: &Expected) {
+    let Expected { web, running, .. } = expected;
+    assert!(!expected.held.lost(), "the holder lost its lease");
+    assert_eq!(page.goto(&format!("{web}/")).expect("goto /"), Some(200));
+    let state = format!(
+        "document.querySelector({})?.textContent ?? null",
+        js_string(&format!(
+            "tr[data-tournament=\"{running}\"] [data-field=\"state\"]"
+        ))
+    );
+    page.wait_for(&format!("({state}) === 'running'"), SHOWN)
+        .expect("the running tournament on /");
+    page.eval(SET_MARKER).expect("marking the document");
+    arena::tournament(&expected.coordinator, &["cancel", running]);
+    page.wait_for(
+        &format!("({state}) === 'cancelled' && {STILL_MARKED}"),
+        LIVE,
+    )
+    .expect("the list to show the cancel in the same document");
+    shoot_page(page, "tournaments-live");
+}
+
+fn shoot_page(page: &Page<'_>, name: &str) {
+    let path = screenshot_dir().join(format!("{name}.png"));
+    page.screenshot(&path).expect("a screenshot");
+    eprintln!("web_pages: screenshot {}", path.display());
 }

@@ -7,5 +7,6 @@ pub mod cgroups;
 pub mod process;
 pub mod proxy;
 pub mod redis;
+pub mod static_site;
 pub mod tournament;
 pub mod wait;

@@ -78,15 +78,7 @@ impl<'b> Page<'b> {
         for domain in ["Page", "Runtime", "Log", "Network"] {
             page.call(&format!("{domain}.enable"), json!({}))?;
         }
-        page.call(
-            "Emulation.setDeviceMetricsOverride",
-            json!({
-                "width": VIEWPORT.0,
-                "height": VIEWPORT.1,
-                "deviceScaleFactor": 1,
-                "mobile": false,
-            }),
-        )?;
+        page.emulate_screen(VIEWPORT.0, VIEWPORT.1, 1.0, false)?;
         // Key events go to the focused page; a headless tab is not always focused.
         page.call(
             "Emulation.setFocusEmulationEnabled",
@@ -94,6 +86,23 @@ impl<'b> Page<'b> {
         )?;
         page.call("Page.bringToFront", json!({}))?;
         Ok(page)
+    }
+
+    /// Emulates a screen of `width` × `height` CSS pixels at `scale`
+    /// device pixels each; `mobile` also honours the page's viewport meta
+    /// tag and shows overlay scrollbars, as a phone does. Applies to the
+    /// pages loaded after it, and resizes the one shown.
+    pub fn emulate_screen(&self, width: u32, height: u32, scale: f64, mobile: bool) -> Result<()> {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({
+                "width": width,
+                "height": height,
+                "deviceScaleFactor": scale,
+                "mobile": mobile,
+            }),
+        )?;
+        Ok(())
     }
 
     fn call(&self, method: &str, params: Value) -> Result<Value> {
