@@ -344,38 +344,25 @@ impl MemoryStore {
 
     /// See [`Store::requeue`](crate::store::Store::requeue).
     pub async fn requeue(&self, match_id: &str) -> Result<bool> {
-        let mut guard = self.lock();
-        let state = &mut *guard;
-        let entry = state
-            .matches
-            .get_mut(match_id)
-            .ok_or_else(|| StoreError::UnknownMatch(match_id.to_owned()))?;
-        if !matches!(entry.slot, Slot::Stuck) {
-            return Ok(false);
-        }
-        if state
-            .tournaments
-            .get(&entry.tournament)
-            .is_none_or(|t| t.spec.cancelled)
-        {
-            return Err(StoreError::Cancelled(entry.tournament.clone()));
-        }
-        entry.slot = Slot::Queued;
-        entry.attempt += 1;
-        entry.strikes = 0;
-        state.queue.push_front(match_id.to_owned());
-        Ok(true)
+        self.back_to_queue(match_id, |slot| matches!(slot, Slot::Stuck))
     }
 
     /// See [`Store::rejudge`](crate::store::Store::rejudge).
     pub async fn rejudge(&self, match_id: &str) -> Result<bool> {
+        self.back_to_queue(match_id, |slot| matches!(slot, Slot::Done(_)))
+    }
+
+    /// Puts a match whose slot is as `from` says at the front of the queue
+    /// with the next attempt number and a fresh allowance of attempts,
+    /// dropping any replay; `false` if its slot is otherwise.
+    fn back_to_queue(&self, match_id: &str, from: impl Fn(&Slot) -> bool) -> Result<bool> {
         let mut guard = self.lock();
         let state = &mut *guard;
         let entry = state
             .matches
             .get_mut(match_id)
             .ok_or_else(|| StoreError::UnknownMatch(match_id.to_owned()))?;
-        if !matches!(entry.slot, Slot::Done(_)) {
+        if !from(&entry.slot) {
             return Ok(false);
         }
         if state

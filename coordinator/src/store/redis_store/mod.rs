@@ -398,7 +398,7 @@ impl RedisStore {
 
     /// See [`Store::requeue`](crate::store::Store::requeue).
     pub async fn requeue(&self, match_id: &str) -> Result<bool> {
-        let requeued: i64 = SCRIPTS
+        let code: i64 = SCRIPTS
             .requeue
             .key(keys::MATCH_TOURNAMENT)
             .key(keys::MATCH_STATE)
@@ -409,24 +409,12 @@ impl RedisStore {
             .arg(match_id)
             .invoke_async(&mut self.conn())
             .await?;
-        match requeued {
-            1 => Ok(true),
-            0 => Ok(false),
-            -1 => Err(StoreError::UnknownMatch(match_id.to_owned())),
-            -2 => {
-                let tournament: Option<String> =
-                    self.conn().hget(keys::MATCH_TOURNAMENT, match_id).await?;
-                Err(StoreError::Cancelled(tournament.unwrap_or_default()))
-            }
-            other => Err(StoreError::Corrupt(format!(
-                "requeue script returned {other}"
-            ))),
-        }
+        self.queued_again(match_id, code, "requeue").await
     }
 
     /// See [`Store::rejudge`](crate::store::Store::rejudge).
     pub async fn rejudge(&self, match_id: &str) -> Result<bool> {
-        let rejudged: i64 = SCRIPTS
+        let code: i64 = SCRIPTS
             .rejudge
             .key(keys::MATCH_TOURNAMENT)
             .key(keys::MATCH_STATE)
@@ -439,7 +427,14 @@ impl RedisStore {
             .arg(match_id)
             .invoke_async(&mut self.conn())
             .await?;
-        match rejudged {
+        self.queued_again(match_id, code, "rejudge").await
+    }
+
+    /// What `requeue.lua` and `rejudge.lua` answered: 1 queued again, 0
+    /// not in the state they take a match from, -1 no such match, -2 its
+    /// tournament is cancelled.
+    async fn queued_again(&self, match_id: &str, code: i64, script: &str) -> Result<bool> {
+        match code {
             1 => Ok(true),
             0 => Ok(false),
             -1 => Err(StoreError::UnknownMatch(match_id.to_owned())),
@@ -449,7 +444,7 @@ impl RedisStore {
                 Err(StoreError::Cancelled(tournament.unwrap_or_default()))
             }
             other => Err(StoreError::Corrupt(format!(
-                "rejudge script returned {other}"
+                "{script} script returned {other}"
             ))),
         }
     }
