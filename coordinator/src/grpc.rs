@@ -48,8 +48,11 @@ impl From<CoordinatorError> for Status {
             | CoordinatorError::Store(StoreError::NotLeaseHolder { .. }) => {
                 Status::permission_denied(message)
             }
-            // Redis unreachable: the caller should retry.
-            CoordinatorError::Store(StoreError::Redis(_)) => Status::unavailable(message),
+            // Redis or the blob store unreachable: the caller should retry
+            // (a worker keeps its lease alive while it retries a result).
+            CoordinatorError::Store(StoreError::Redis(_)) | CoordinatorError::Attachments(_) => {
+                Status::unavailable(message)
+            }
             _ => Status::internal(message),
         }
     }
