@@ -137,6 +137,7 @@ impl Worker for WorkerService {
                 cached: r.cached_builds,
                 wasm_runtime: r.wasm_runtime,
                 model_runtime: r.model_runtime,
+                slots: r.slots,
             })
             .await?;
         let config = self.coordinator.config();

@@ -143,6 +143,7 @@ async fn register(coordinator: &Coordinator, id: &str, wasm_runtime: &str, model
             cached: Vec::new(),
             wasm_runtime: wasm_runtime.into(),
             model_runtime: model_runtime.into(),
+            slots: 0,
         })
         .await
         .unwrap();

@@ -130,6 +130,7 @@ async fn coordinator_on(store: Store, config: CoordinatorConfig) -> Arc<Coordina
             cached: Vec::new(),
             wasm_runtime: String::new(),
             model_runtime: String::new(),
+            slots: 0,
         })
         .await
         .unwrap();

@@ -453,6 +453,7 @@ async fn leases_go_only_to_registered_live_workers() {
         cached: Vec::new(),
         wasm_runtime: String::new(),
         model_runtime: String::new(),
+        slots: 0,
     };
     served
         .coordinator
@@ -883,4 +884,28 @@ async fn a_rejudged_match_is_played_again_and_its_new_result_counts() {
     assert_ne!(after.rows[0].name, first.name);
     assert_eq!((after.rows[0].games, after.rows[0].wins), (1, 1));
     assert_eq!((after.rows[1].games, after.rows[1].wins), (1, 0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registration_keeps_how_many_matches_a_worker_plays_at_once() {
+    let served = serve().await;
+    served
+        .worker()
+        .await
+        .register(authed(RegisterRequest {
+            worker_id: "w4".into(),
+            cores: 8,
+            slots: 4,
+            ..RegisterRequest::default()
+        }))
+        .await
+        .unwrap();
+    let info = served
+        .coordinator
+        .store()
+        .worker("w4")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((info.cores, info.slots), (8, 4));
 }

@@ -133,6 +133,7 @@ async fn lease_with(
         cached: cached.to_vec(),
         wasm_runtime: String::new(),
         model_runtime: String::new(),
+        slots: 0,
     };
     store.register_worker(info, now_ms).await.unwrap();
     match store
@@ -1216,6 +1217,7 @@ async fn workers_alive_window(store: Store) {
         cached: owned(cached),
         wasm_runtime: String::new(),
         model_runtime: String::new(),
+        slots: 0,
     };
     store
         .register_worker(worker("w2", &["a"]), 500)
@@ -1648,6 +1650,7 @@ async fn worker_seen_is_the_last_heartbeat(store: Store) {
         cached: Vec::new(),
         wasm_runtime: String::new(),
         model_runtime: String::new(),
+        slots: 0,
     };
     store.register_worker(info, 1_000).await.unwrap();
     assert_eq!(store.worker_seen("w1").await.unwrap(), Some(1_000));
@@ -1667,6 +1670,7 @@ fn worker_info(id: &str, env: &str, cached: &[&str]) -> WorkerInfo {
         cached: owned(cached),
         wasm_runtime: String::new(),
         model_runtime: String::new(),
+        slots: 0,
     }
 }
 
@@ -2223,6 +2227,7 @@ async fn redis_state_survives_a_coordinator_restart() {
                 cached: owned(&["a"]),
                 wasm_runtime: String::new(),
                 model_runtime: String::new(),
+                slots: 0,
             },
             0,
         )

@@ -527,6 +527,7 @@ async fn coordinator_with(new: &mut NewTournament) -> std::sync::Arc<Coordinator
             cached: Vec::new(),
             wasm_runtime: String::new(),
             model_runtime: String::new(),
+            slots: 0,
         })
         .await
         .unwrap();

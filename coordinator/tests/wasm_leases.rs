@@ -112,6 +112,7 @@ async fn register(coordinator: &Coordinator, id: &str, wasm_runtime: &str) {
             cached: Vec::new(),
             wasm_runtime: wasm_runtime.into(),
             model_runtime: String::new(),
+            slots: 0,
         })
         .await
         .unwrap();

@@ -358,7 +358,7 @@ async fn the_workers_page_lists_each_worker() {
         "{row}"
     );
     assert!(
-        row.contains("<td>2</td><td>2048 MiB</td><td>env-test</td>"),
+        row.contains("<td data-field=\"slots\">3</td><td>2</td><td>2048 MiB</td><td>env-test</td>"),
         "{row}"
     );
     assert!(row.contains(" s ago</td>"), "{row}");

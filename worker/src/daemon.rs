@@ -254,6 +254,7 @@ pub async fn run(
         .register(RegisterRequest {
             worker_id: options.worker_id.clone(),
             cores: options.cores,
+            slots: u32::try_from(options.slots).unwrap_or(u32::MAX),
             memory_mb: options.memory_mb,
             environment_id: options.environment_id.clone(),
             cached_builds: snapshot(&cached),

@@ -330,6 +330,10 @@ pub struct WorkerInfo {
     /// --no-models`), and for workers registered before workers said.
     #[serde(default)]
     pub model_runtime: String,
+    /// Matches it plays at once; 0 for workers registered before workers
+    /// said.
+    #[serde(default)]
+    pub slots: u32,
 }
 
 /// The reason recorded on a match whose lease ran out.
@@ -353,6 +357,7 @@ mod tests {
             cached: Vec::new(),
             wasm_runtime: wasm.into(),
             model_runtime: model.into(),
+            slots: 0,
         }
     }
 

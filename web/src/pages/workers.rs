@@ -47,7 +47,7 @@ pub async fn workers(State(state): State<AppState>, viewer: Viewer) -> WebResult
     }
     body.push_str(
         "<div class=\"scroll\"><table>\n<thead><tr><th>Id</th><th>Alive</th><th>Quarantined</th>\
-         <th>Cores</th><th>Memory</th><th>Environment</th><th>Wasm runtime</th><th>Model runtime</th>\
+         <th>Slots</th><th>Cores</th><th>Memory</th><th>Environment</th><th>Wasm runtime</th><th>Model runtime</th>\
          <th>Cached builds</th><th>Last heartbeat</th><th>Matches played</th><th>Failed attempts</th>\
          </tr></thead>\n<tbody>\n",
     );
@@ -67,12 +67,18 @@ pub async fn workers(State(state): State<AppState>, viewer: Viewer) -> WebResult
         let _ = writeln!(
             body,
             "<tr data-worker=\"{}\"><td>{}</td><td data-field=\"alive\">{}</td><td data-field=\"quarantined\">{}</td>\
-             <td>{}</td><td>{} MiB</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td data-field=\"seen\">{}</td>\
+             <td data-field=\"slots\">{}</td><td>{}</td><td>{} MiB</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td data-field=\"seen\">{}</td>\
              <td data-field=\"played\">{played}</td><td data-field=\"failed\">{failed}</td></tr>",
             esc(&info.id),
             esc(&info.id),
             yes_no(worker.alive),
             yes_no(worker.quarantined),
+            if info.slots == 0 {
+                "—".to_owned()
+            } else {
+                info.slots.to_string()
+            },
             info.cores,
             info.memory_mb,
             esc(or_dash(&info.environment_id)),

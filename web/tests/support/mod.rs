@@ -112,6 +112,7 @@ impl Fixture {
                 cached: Vec::new(),
                 wasm_runtime: String::new(),
                 model_runtime: String::new(),
+                slots: 3,
             })
             .await
             .expect("registering the worker");
