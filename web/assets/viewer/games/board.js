@@ -25,47 +25,35 @@ export function sightMask(width, height, ownerSeat, sees) {
   return seen;
 }
 
+// Traces a closed path through points given as fractions of the cell.
+function trace(ctx, x, y, cell, points) {
+  ctx.beginPath();
+  points.forEach(([px, py], i) => {
+    if (i === 0) ctx.moveTo(x + cell * px, y + cell * py);
+    else ctx.lineTo(x + cell * px, y + cell * py);
+  });
+  ctx.closePath();
+}
+
+const TRIANGLE = [[0.5, 0.18], [0.85, 0.82], [0.15, 0.82]];
+// A castle: a square with two battlements.
+const CASTLE = [
+  [0.18, 0.85], [0.18, 0.2], [0.35, 0.2], [0.35, 0.32],
+  [0.65, 0.32], [0.65, 0.2], [0.82, 0.2], [0.82, 0.85],
+];
+const CROWN = [[0.15, 0.82], [0.12, 0.22], [0.33, 0.45], [0.5, 0.15], [0.67, 0.45], [0.88, 0.22], [0.85, 0.82]];
+
 function triangle(ctx, x, y, cell, colour) {
   ctx.fillStyle = colour;
-  ctx.beginPath();
-  ctx.moveTo(x + cell * 0.5, y + cell * 0.18);
-  ctx.lineTo(x + cell * 0.85, y + cell * 0.82);
-  ctx.lineTo(x + cell * 0.15, y + cell * 0.82);
-  ctx.closePath();
+  trace(ctx, x, y, cell, TRIANGLE);
   ctx.fill();
 }
 
-// A castle: a square with two battlements, outlined so it shows on any colour.
-function castle(ctx, x, y, cell, colour) {
-  const s = cell;
+// Castles and crowns are outlined, so they show on any owner's colour.
+function outline(ctx, x, y, cell, colour, points) {
   ctx.strokeStyle = colour;
-  ctx.lineWidth = Math.max(1, s * 0.07);
-  ctx.beginPath();
-  ctx.moveTo(x + s * 0.18, y + s * 0.85);
-  ctx.lineTo(x + s * 0.18, y + s * 0.2);
-  ctx.lineTo(x + s * 0.35, y + s * 0.2);
-  ctx.lineTo(x + s * 0.35, y + s * 0.32);
-  ctx.lineTo(x + s * 0.65, y + s * 0.32);
-  ctx.lineTo(x + s * 0.65, y + s * 0.2);
-  ctx.lineTo(x + s * 0.82, y + s * 0.2);
-  ctx.lineTo(x + s * 0.82, y + s * 0.85);
-  ctx.closePath();
-  ctx.stroke();
-}
-
-function crown(ctx, x, y, cell, colour) {
-  const s = cell;
-  ctx.strokeStyle = colour;
-  ctx.lineWidth = Math.max(1, s * 0.07);
-  ctx.beginPath();
-  ctx.moveTo(x + s * 0.15, y + s * 0.82);
-  ctx.lineTo(x + s * 0.12, y + s * 0.22);
-  ctx.lineTo(x + s * 0.33, y + s * 0.45);
-  ctx.lineTo(x + s * 0.5, y + s * 0.15);
-  ctx.lineTo(x + s * 0.67, y + s * 0.45);
-  ctx.lineTo(x + s * 0.88, y + s * 0.22);
-  ctx.lineTo(x + s * 0.85, y + s * 0.82);
-  ctx.closePath();
+  ctx.lineWidth = Math.max(1, cell * 0.07);
+  trace(ctx, x, y, cell, points);
   ctx.stroke();
 }
 
@@ -92,8 +80,8 @@ export function paintCell(ctx, col, row, cell, terrain, seat, army, fog) {
   const counted = army != null && army > 0 && cell >= 12;
   const mark = seat >= 0 ? `rgba(255,255,255,${counted ? 0.4 : 0.7})` : `rgba(0,0,0,${counted ? 0.3 : 0.5})`;
   if (terrain === "mountain") triangle(ctx, x, y, cell, "#6b6b6b");
-  else if (terrain === "city") castle(ctx, x, y, cell, mark);
-  else if (terrain === "crown") crown(ctx, x, y, cell, mark);
+  else if (terrain === "city") outline(ctx, x, y, cell, mark, CASTLE);
+  else if (terrain === "crown") outline(ctx, x, y, cell, mark, CROWN);
   if (counted) {
     ctx.fillStyle = seat >= 0 ? "#fff" : "#111";
     ctx.font = cellFont(cell, army >= 1000 ? 0.34 : 0.42);
