@@ -389,11 +389,9 @@ async fn tournament(
     finish(pages, finished, ExitCode::SUCCESS).await
 }
 
-/// The web pages of `arena run --web`, served until dropped.
-struct Pages {
-    stop: CancellationToken,
-    server: tokio::task::JoinHandle<std::io::Result<()>>,
-}
+/// The web pages of `arena run --web`: served until the process ends
+/// (`run` stops it at the signal), so the task only ever returns an error.
+type Pages = tokio::task::JoinHandle<std::io::Result<()>>;
 
 /// Serves the pages on `address` with a fresh organiser token, and says
 /// where and with which token.
@@ -412,17 +410,15 @@ async fn serve_pages(
     );
     // Scripts and tests read this line to learn the address.
     println!("web pages on http://{bound}/tournaments/{id}");
-    let stop = CancellationToken::new();
     let options = arena_web::WebOptions {
         admin_tokens: [admin].into(),
     };
-    let server = tokio::spawn(arena_web::serve(
+    Ok(tokio::spawn(arena_web::serve(
         listener,
         Arc::clone(coordinator),
         options,
-        stop.clone().cancelled_owned(),
-    ));
-    Ok(Pages { stop, server })
+        std::future::pending(),
+    )))
 }
 
 /// Ends a run: with `--web`, the pages stay up until a signal stops them.
@@ -437,9 +433,7 @@ async fn finish(
     let _ = finished.set(code);
     eprintln!("arena run: the tournament is over; the pages stay up until Ctrl-C");
     // `run` ends the process at the signal; until then the pages serve.
-    let served = pages.server.await;
-    pages.stop.cancel();
-    match served {
+    match pages.await {
         Ok(Ok(())) => Ok(code),
         Ok(Err(e)) => Err(anyhow::Error::new(e).context("serving the web pages")),
         Err(e) => Err(anyhow::Error::new(e).context("the web pages' task")),
