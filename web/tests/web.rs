@@ -48,13 +48,7 @@ async fn the_tournament_page_shows_standings_and_matches() {
         .await
         .expect(200);
     // Seat 0 of the finished match won it: that entrant leads with 1 point.
-    let pairing = fixture
-        .coordinator
-        .store()
-        .pairing(&fixture.done)
-        .await
-        .unwrap()
-        .unwrap();
+    let pairing = fixture.done_pairing().await;
     let winner = fixture.name_of(&pairing.seats[0]);
     let row_start = page
         .find(&format!("<tr data-entrant=\"{winner}\">"))
@@ -121,13 +115,7 @@ async fn the_match_page_shows_placements_the_viewer_and_the_replay() {
         .get(&format!("/matches/{}", fixture.done))
         .await
         .expect(200);
-    let pairing = fixture
-        .coordinator
-        .store()
-        .pairing(&fixture.done)
-        .await
-        .unwrap()
-        .unwrap();
+    let pairing = fixture.done_pairing().await;
     let names: Vec<&str> = pairing.seats.iter().map(|s| fixture.name_of(s)).collect();
     let seats_json = serde_json::to_string(&names)
         .unwrap()
@@ -443,13 +431,7 @@ async fn an_admin_sees_every_log_and_can_cancel() {
         .get_with(&format!("/matches/{}", fixture.done), &[ADMIN])
         .await
         .expect(200);
-    let pairing = fixture
-        .coordinator
-        .store()
-        .pairing(&fixture.done)
-        .await
-        .unwrap()
-        .unwrap();
+    let pairing = fixture.done_pairing().await;
     for seat in 0..4 {
         assert!(
             match_page.contains(&format!("data-log-seat=\"{seat}\"")),
@@ -680,13 +662,7 @@ async fn live_updates_send_a_snapshot_and_then_each_change() {
 async fn entrants_see_their_own_seat_logs_only() {
     let fixture = Fixture::new().await;
     let server = fixture.serve().await;
-    let pairing = fixture
-        .coordinator
-        .store()
-        .pairing(&fixture.done)
-        .await
-        .unwrap()
-        .unwrap();
+    let pairing = fixture.done_pairing().await;
     let token = support::entrant_token(&fixture, &pairing.seats[0]).await;
     let bearer = format!("Bearer {token}");
     let headers = [("authorization", bearer.as_str())];

@@ -137,6 +137,16 @@ impl Fixture {
         }
     }
 
+    /// Who sat where in the finished match.
+    pub async fn done_pairing(&self) -> arena_coordinator::model::Pairing {
+        self.coordinator
+            .store()
+            .pairing(&self.done)
+            .await
+            .unwrap()
+            .expect("the finished match's pairing")
+    }
+
     pub fn name_of(&self, entrant: &str) -> &'static str {
         let index = self
             .entrants
