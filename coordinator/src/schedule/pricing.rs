@@ -1,6 +1,7 @@
-//! The two-seat Swiss matching at scale: an exact maximum-weight perfect
-//! matching of the complete [`PairingGraph`] without ever listing its
-//! `n²/2` edges.
+//! The exact two-seat Swiss matching: a maximum-weight perfect matching of
+//! the complete [`PairingGraph`] without ever listing its `n²/2` edges. It
+//! pairs whole fields up to `banded::WHOLE_LIMIT` entrants, and each region
+//! of a larger field (see `banded`).
 //!
 //! # Why the answer is the exact optimum
 //!

@@ -4,10 +4,10 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::banded::{self, BandedReport};
 use super::matching::{Weight, max_weight_matching};
 use super::{
-    JITTER_TAG, ScheduleError, fnv1a, mix_seed, pricing, swiss_seed, validate_field,
-    validate_filled_field,
+    JITTER_TAG, ScheduleError, fnv1a, mix_seed, swiss_seed, validate_field, validate_filled_field,
 };
 use crate::model::{EntrantId, MatchRecord, Pairing, Round, baseline_id};
 
@@ -230,7 +230,7 @@ fn pair_round(
     let seed = swiss_seed(base_seed, round);
     if seats == 2 {
         let graph = pairing_graph(&field, round, base_seed)?;
-        let mate = perfect(pricing::perfect_matching(&graph)?)?;
+        let mate = perfect(banded::perfect_matching(&graph)?)?;
         let mut paired = round_from_matching(&field, &graph, &mate, round, base_seed, seed);
         if let Some(baseline) = baseline {
             // The ghost's partner plays the baseline instead of sitting out,
@@ -420,6 +420,62 @@ impl PairingGraph {
     /// and its exact weight less its tie-break when the two never met.
     pub(super) fn class_weight(&self, x: &Traits, y: &Traits) -> Weight {
         self.top - self.flatten(self.class_cost(x, y))
+    }
+
+    /// The graph induced by `members` (vertices of this graph, ascending;
+    /// the ghost, if included, last): the same edges with the same weights
+    /// between them, renumbered `0..members.len()` in that order. Each band
+    /// of the banded solve is matched on one of these.
+    pub(super) fn restrict(&self, members: &[usize]) -> PairingGraph {
+        let mut local = HashMap::with_capacity(members.len());
+        for (v, &g) in members.iter().enumerate() {
+            local.insert(g, v);
+        }
+        let real_members: Vec<usize> = members.iter().copied().filter(|&g| g < self.real).collect();
+        let met = real_members
+            .iter()
+            .map(|&g| {
+                let mut list: Vec<(usize, u32)> = self.met[g]
+                    .iter()
+                    .filter_map(|&(o, games)| local.get(&o).map(|&l| (l, games)))
+                    .collect();
+                list.sort_unstable();
+                list
+            })
+            .collect();
+        let vertices: Vec<Option<EntrantId>> =
+            members.iter().map(|&g| self.vertices[g].clone()).collect();
+        let index = vertices
+            .iter()
+            .enumerate()
+            .filter_map(|(v, e)| Some((e.clone()?, v)))
+            .collect();
+        PairingGraph {
+            vertices,
+            field_index: real_members.iter().map(|&g| self.field_index[g]).collect(),
+            real: real_members.len(),
+            index,
+            traits: real_members.iter().map(|&g| self.traits[g]).collect(),
+            keys: real_members.iter().map(|&g| self.keys[g]).collect(),
+            met,
+            ghost_cost: real_members.iter().map(|&g| self.ghost_cost[g]).collect(),
+            step: self.step,
+            multipliers: self.multipliers,
+            top: self.top,
+        }
+    }
+
+    /// Where the bye goes first: the real vertex whose ghost edge has bye
+    /// rank 0, when the field is odd.
+    pub(super) fn first_bye_candidate(&self) -> Option<usize> {
+        self.ghost_cost
+            .iter()
+            .position(|c| c.is_some_and(|c| c.bye_rank == 0))
+    }
+
+    /// The score-gap tier of an edge between real vertices `a` and `b`.
+    pub(super) fn score_gap(&self, a: usize, b: usize) -> u64 {
+        self.class_cost(&self.traits[a], &self.traits[b]).score_gap
     }
 
     /// Games real vertices `a` and `b` have played together.
@@ -736,6 +792,26 @@ pub fn swiss_round_complete_graph(
     Ok(round_from_matching(
         &field, &graph, &mate, round, base_seed, seed,
     ))
+}
+
+/// [`swiss_round`] for two seats with the banded solve forced at every
+/// size, in bands of about `band` entrants, and what it proved: how the
+/// tests check the banded solve on fields small enough for the reference.
+pub fn swiss_round_in_bands(
+    round: u32,
+    entrants: &[EntrantId],
+    history: &[MatchRecord],
+    base_seed: u64,
+    band: usize,
+) -> Result<(Round, BandedReport), ScheduleError> {
+    validate_field(entrants, 2)?;
+    let field = build_field(round, entrants, history, 2);
+    let graph = pairing_graph(&field, round, base_seed)?;
+    let solved = banded::banded(&graph, band)?;
+    let mate = perfect(solved.mate)?;
+    let seed = swiss_seed(base_seed, round);
+    let paired = round_from_matching(&field, &graph, &mate, round, base_seed, seed);
+    Ok((paired, solved.report))
 }
 
 /// Groups of `seats` (> 2) by score, with repeat-avoiding swaps between
