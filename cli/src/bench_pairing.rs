@@ -1,8 +1,10 @@
 //! `arena bench pairing`: how long the schedulers take, in memory, with no
 //! store: one Swiss round for 1 000, 10 000 and 100 000 entrants after a few
-//! rounds of seeded random results, the first (history-free) round of
-//! 10 000, a four-seat round of 10 000, and a whole 1 000-entrant
-//! round robin.
+//! rounds of seeded random pairings and results, the first (history-free)
+//! round of 10 000, the fifteenth round of 10 000 after fourteen rounds
+//! paired by Swiss itself (score groups full of rematches to avoid: the
+//! hardest round of a real tournament), a four-seat round of 10 000, and a
+//! whole 1 000-entrant round robin.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -15,6 +17,25 @@ use arena_coordinator::schedule::{
 
 /// Rounds of random results played before the timed round.
 const HISTORY_ROUNDS: u32 = 5;
+/// Rounds paired by Swiss before the late round timed.
+const SWISS_HISTORY_ROUNDS: u32 = 14;
+
+/// How the rounds before the timed one are paired.
+#[derive(Clone, Copy)]
+enum History {
+    /// Shuffled at random (cheap to build).
+    Random(u32),
+    /// By the Swiss pairing itself, as a tournament would.
+    Swiss(u32),
+}
+
+impl History {
+    fn rounds(self) -> u32 {
+        match self {
+            History::Random(r) | History::Swiss(r) => r,
+        }
+    }
+}
 /// Base seed of every schedule here (the figures should not depend on it).
 const BASE_SEED: u64 = 0xBE7C_4A1E;
 
@@ -40,13 +61,13 @@ impl Figure {
 
 pub fn run(json: bool, max_entrants: usize) -> anyhow::Result<ExitCode> {
     let mut figures = Vec::new();
-    for (key, label, entrants, seats, history_rounds, reps) in [
+    for (key, label, entrants, seats, history, reps) in [
         (
             "swiss_round_1000_entrants_ms",
             "Swiss round, 1 000 entrants",
             1_000,
             2,
-            HISTORY_ROUNDS,
+            History::Random(HISTORY_ROUNDS),
             7,
         ),
         (
@@ -54,32 +75,40 @@ pub fn run(json: bool, max_entrants: usize) -> anyhow::Result<ExitCode> {
             "Swiss round, 10 000 entrants",
             10_000,
             2,
-            HISTORY_ROUNDS,
-            3,
+            History::Random(HISTORY_ROUNDS),
+            5,
         ),
         (
             "swiss_first_round_10000_entrants_ms",
             "Swiss first round (no history), 10 000 entrants",
             10_000,
             2,
-            0,
-            3,
+            History::Random(0),
+            5,
+        ),
+        (
+            "swiss_round_15_10000_entrants_ms",
+            "Swiss round 15 (after 14 Swiss rounds), 10 000",
+            10_000,
+            2,
+            History::Swiss(SWISS_HISTORY_ROUNDS),
+            5,
         ),
         (
             "swiss_round_4_seats_10000_entrants_ms",
             "Swiss round, 4 seats, 10 000 entrants",
             10_000,
             4,
-            HISTORY_ROUNDS,
-            3,
+            History::Random(HISTORY_ROUNDS),
+            5,
         ),
         (
             "swiss_round_100000_entrants_ms",
             "Swiss round, 100 000 entrants",
             100_000,
             2,
-            HISTORY_ROUNDS,
-            2,
+            History::Random(HISTORY_ROUNDS),
+            3,
         ),
     ] {
         if entrants > max_entrants {
@@ -88,8 +117,7 @@ pub fn run(json: bool, max_entrants: usize) -> anyhow::Result<ExitCode> {
             }
             continue;
         }
-        let runs =
-            time_swiss(entrants, seats, history_rounds, reps).with_context(|| label.to_string())?;
+        let runs = time_swiss(entrants, seats, history, reps).with_context(|| label.to_string())?;
         figures.push(Figure { key, label, runs });
         if !json {
             print_figure(&figures[figures.len() - 1]);
@@ -133,22 +161,26 @@ fn entrant_ids(n: usize) -> Vec<EntrantId> {
     (0..n).map(|i| format!("bot-{i:06}")).collect()
 }
 
-/// Plays `history_rounds` rounds of seeded random pairings and results
-/// (untimed; random pairings, so building the history costs nothing next to
-/// the round measured), then times pairing the next round `reps` times.
+/// Plays the `history` rounds with seeded random results (untimed), then
+/// times pairing the next round `reps` times.
 fn time_swiss(
     n: usize,
     seats: usize,
-    history_rounds: u32,
+    history: History,
     reps: usize,
 ) -> anyhow::Result<Vec<Duration>> {
     let entrants = entrant_ids(n);
-    let mut history = Vec::new();
+    let history_rounds = history.rounds();
+    let mut played = Vec::new();
     let mut rng = splitmix64(n as u64 ^ BASE_SEED);
     for r in 0..history_rounds {
-        let round = random_round(&entrants, seats, &mut rng);
-        history.extend(random_results(r, &round, &mut rng));
+        let round = match history {
+            History::Random(_) => random_round(&entrants, seats, &mut rng),
+            History::Swiss(_) => swiss_round(r, &entrants, &played, seats, BASE_SEED)?,
+        };
+        played.extend(random_results(r, &round, &mut rng));
     }
+    let history = played;
     let mut runs = Vec::with_capacity(reps);
     for _ in 0..reps {
         let started = Instant::now();
