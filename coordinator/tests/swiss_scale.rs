@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use arena_coordinator::model::{EntrantId, MatchRecord, Round, SeatResult};
 use arena_coordinator::schedule::{
-    SWISS_BAND, SWISS_WHOLE_LIMIT, splitmix64, swiss_graph, swiss_round,
+    PairCost, SWISS_BAND, SWISS_WHOLE_LIMIT, splitmix64, swiss_graph, swiss_round,
     swiss_round_complete_graph, swiss_round_in_bands, swiss_standings,
 };
 use proptest::prelude::*;
@@ -56,6 +56,24 @@ fn assert_complete(round: &Round, entrants: &[EntrantId], seats: usize) {
     assert_eq!(seen, all, "everyone exactly once");
 }
 
+/// The cost of `round`, tier by tier, and that of the exact matching on the
+/// complete graph for the same field, history and seed.
+fn cost_beside_reference(
+    round_no: u32,
+    entrants: &[EntrantId],
+    history: &[MatchRecord],
+    base: u64,
+    round: &Round,
+) -> (PairCost, PairCost) {
+    let reference = swiss_round_complete_graph(round_no, entrants, history, base).expect("valid");
+    let graph = swiss_graph(round_no, entrants, history, base).expect("valid");
+    let cost = |round: &Round| {
+        let pairs = graph.round_pairs(round).expect("round fits its graph");
+        graph.total_cost(&pairs).expect("pairs are edges")
+    };
+    (cost(round), cost(&reference))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
@@ -76,15 +94,9 @@ proptest! {
         let mut history = Vec::new();
         for r in 0..rounds {
             let round = swiss_round(r, &entrants, &history, 2, base).expect("valid");
-            let reference =
-                swiss_round_complete_graph(r, &entrants, &history, base).expect("valid");
             assert_complete(&round, &entrants, 2);
-            let graph = swiss_graph(r, &entrants, &history, base).expect("valid");
-            let cost = |round: &Round| {
-                let pairs = graph.round_pairs(round).expect("round fits its graph");
-                graph.total_cost(&pairs).expect("pairs are edges")
-            };
-            prop_assert_eq!(cost(&round), cost(&reference), "n {} round {}", n, r);
+            let (got, best) = cost_beside_reference(r, &entrants, &history, base, &round);
+            prop_assert_eq!(got, best, "n {} round {}", n, r);
             history.extend(play(r, &round, &mut rng));
         }
     }
@@ -113,15 +125,8 @@ proptest! {
         for r in 0..rounds {
             let (round, report) =
                 swiss_round_in_bands(r, &entrants, &history, base, band).expect("valid");
-            let reference =
-                swiss_round_complete_graph(r, &entrants, &history, base).expect("valid");
             assert_complete(&round, &entrants, 2);
-            let graph = swiss_graph(r, &entrants, &history, base).expect("valid");
-            let cost = |round: &Round| {
-                let pairs = graph.round_pairs(round).expect("round fits its graph");
-                graph.total_cost(&pairs).expect("pairs are edges")
-            };
-            let (got, best) = (cost(&round), cost(&reference));
+            let (got, best) = cost_beside_reference(r, &entrants, &history, base, &round);
             prop_assert_eq!(got.rematches, best.rematches, "n {} round {}", n, r);
             prop_assert_eq!(got.bye_rank, best.bye_rank, "n {} round {}", n, r);
             if report.proved {
