@@ -95,7 +95,9 @@ impl Layout {
         let band = (band.max(2) + 1) & !1;
         let n = graph.real();
         let mut order: Vec<usize> = (0..n).collect();
-        // Vertices are in score order already; within a score, key order.
+        // By score, then by tie-break key within a score (the graph numbers
+        // vertices by score and field position, so the keys reorder each
+        // group).
         order.sort_by_key(|&v| {
             (
                 std::cmp::Reverse(graph.traits(v).points),
