@@ -3,8 +3,12 @@
 //! from one run mean anything):
 //!
 //! - spawn to first line: a trivial bot (`run.sh` echoing one line) started
-//!   through Arena's sandbox, and the same script under `bwrap
-//!   --unshare-all` (Debian's `bubblewrap`), from the call to the line read;
+//!   through Arena's sandbox as a worker starts it (in the process it
+//!   started ahead, once that one is ready, as it is between matches), as a
+//!   one-shot command starts it (cold: leaf, clone and the whole
+//!   confinement), and the same script under `bwrap --unshare-all`
+//!   (Debian's `bubblewrap`), from the call to the line read; the three
+//!   take turns, so each sees the same machine;
 //! - the per-move round trip of an instant bot through the whole sandbox,
 //!   beside the same bot as a plain process (see `arena bench runner`).
 
@@ -18,6 +22,7 @@ use arena_worker::{BotSpec, Launcher, ProcessLauncher};
 
 use crate::bench::instant_matches;
 use crate::cli::SandboxArgs;
+use crate::launch::CommandLauncher;
 
 /// The trivial bot: one line, then exit.
 const READY_SCRIPT: &str = "#!/bin/sh\necho ready\n";
@@ -27,10 +32,13 @@ pub fn run(runs: u32, matches: u32, json: bool, args: &SandboxArgs) -> anyhow::R
         !args.no_sandbox,
         "arena bench sandbox measures the sandbox; --no-sandbox leaves nothing to measure"
     );
-    // As a worker spawns: with a leaf made ahead.
+    // As a worker spawns: with a process started ahead; and as a one-shot
+    // command does, cold.
     let launcher = crate::launch::worker_launcher(args, 2)?;
-    let result = measure(runs, matches, launcher.as_launcher());
+    let cold = crate::launch::launcher(args, 2)?;
+    let result = measure(runs, matches, &launcher, cold.as_launcher());
     launcher.finish();
+    cold.finish();
     let figures = result?;
     if json {
         println!("{}", figures.to_json(runs, matches));
@@ -41,8 +49,12 @@ pub fn run(runs: u32, matches: u32, json: bool, args: &SandboxArgs) -> anyhow::R
 }
 
 struct Figures {
-    /// Spawn to first line through Arena's sandbox, µs, sorted.
+    /// Spawn to first line through Arena's sandbox as a worker spawns, µs, sorted.
     arena_spawn_us: Vec<f64>,
+    /// The same, cold (a one-shot command), µs, sorted.
+    cold_spawn_us: Vec<f64>,
+    /// How many of the worker's spawns ran in a process started ahead.
+    prestarted_spawns: u64,
     /// The same under bwrap, µs, sorted; `None` without bwrap.
     bwrap_spawn_us: Option<Vec<f64>>,
     sandboxed_round_trip_us_p50: f64,
@@ -51,9 +63,14 @@ struct Figures {
     plain_round_trip_us_p99: f64,
 }
 
-fn measure(runs: u32, matches: u32, sandboxed: &dyn Launcher) -> anyhow::Result<Figures> {
+fn measure(
+    runs: u32,
+    matches: u32,
+    worker: &CommandLauncher,
+    cold: &dyn Launcher,
+) -> anyhow::Result<Figures> {
     let dir = std::env::temp_dir().join(format!("arena-bench-sandbox-{}", std::process::id()));
-    let result = measure_in(&dir, runs, matches, sandboxed);
+    let result = measure_in(&dir, runs, matches, worker, cold);
     let cleanup = std::fs::remove_dir_all(&dir);
     let figures = result?;
     cleanup.with_context(|| format!("removing {}", dir.display()))?;
@@ -64,45 +81,63 @@ fn measure_in(
     dir: &Path,
     runs: u32,
     matches: u32,
-    sandboxed: &dyn Launcher,
+    worker: &CommandLauncher,
+    cold: &dyn Launcher,
 ) -> anyhow::Result<Figures> {
     let bot = dir.join("ready");
     std::fs::create_dir_all(&bot).with_context(|| format!("creating {}", bot.display()))?;
     std::fs::write(bot.join("run.sh"), READY_SCRIPT)?;
     let spec = BotSpec::from_dir(&bot);
+    let bwrap = which("bwrap");
+    if bwrap.is_none() {
+        eprintln!(
+            "arena bench sandbox: no bwrap on PATH (Debian's bubblewrap): spawn compared \
+             with nothing"
+        );
+    }
+    let sandbox = match worker {
+        CommandLauncher::Sandboxed(launcher) => launcher.sandbox(),
+        CommandLauncher::Plain(_) => anyhow::bail!("the worker's launcher is not sandboxed"),
+    };
+    let before = sandbox.spawn_counts().prestarted;
 
     let mut arena_spawn_us = Vec::with_capacity(runs as usize);
+    let mut cold_spawn_us = Vec::with_capacity(runs as usize);
+    let mut bwrap_spawn_us = Vec::with_capacity(runs as usize);
     for _ in 0..runs {
-        arena_spawn_us.push(spawn_to_first_line(sandboxed, &spec)?);
+        wait_until_ready(sandbox);
+        arena_spawn_us.push(spawn_to_first_line(worker.as_launcher(), &spec)?);
+        cold_spawn_us.push(spawn_to_first_line(cold, &spec)?);
+        if let Some(bwrap) = &bwrap {
+            bwrap_spawn_us.push(bwrap_to_first_line(bwrap, &bot)?);
+        }
     }
-    arena_spawn_us.sort_by(f64::total_cmp);
-    let bwrap_spawn_us = match which("bwrap") {
-        Some(bwrap) => {
-            let mut times = Vec::with_capacity(runs as usize);
-            for _ in 0..runs {
-                times.push(bwrap_to_first_line(&bwrap, &bot)?);
-            }
-            times.sort_by(f64::total_cmp);
-            Some(times)
-        }
-        None => {
-            eprintln!(
-                "arena bench sandbox: no bwrap on PATH (Debian's bubblewrap): spawn compared \
-                 with nothing"
-            );
-            None
-        }
-    };
-    let confined = instant_matches(matches, sandboxed, true)?;
+    let prestarted_spawns = sandbox.spawn_counts().prestarted - before;
+    for times in [&mut arena_spawn_us, &mut cold_spawn_us, &mut bwrap_spawn_us] {
+        times.sort_by(f64::total_cmp);
+    }
+    let confined = instant_matches(matches, worker.as_launcher(), true)?;
     let plain = instant_matches(matches, &ProcessLauncher::default(), false)?;
     Ok(Figures {
         arena_spawn_us,
-        bwrap_spawn_us,
+        cold_spawn_us,
+        prestarted_spawns,
+        bwrap_spawn_us: bwrap.map(|_| bwrap_spawn_us),
         sandboxed_round_trip_us_p50: confined.round_trip_us_p50_median,
         plain_round_trip_us_p50: plain.round_trip_us_p50_median,
         sandboxed_round_trip_us_p99: confined.round_trip_us_p99_median,
         plain_round_trip_us_p99: plain.round_trip_us_p99_median,
     })
+}
+
+/// Waits (up to five seconds) until the worker's sandbox has a process started
+/// ahead, as it has between two matches; a spawn without one is cold and
+/// is measured as such.
+fn wait_until_ready(sandbox: &arena_sandbox::Sandbox) {
+    let deadline = Instant::now() + std::time::Duration::from_secs(5);
+    while sandbox.ready_processes() == 0 && Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
 }
 
 /// Launches `bot` and reads up to its first newline; returns the time that
@@ -191,6 +226,11 @@ impl Figures {
             "spawn_runs": runs,
             "spawn_to_first_line_us_p50": arena_p50,
             "spawn_to_first_line_us_p99": quantile(&self.arena_spawn_us, 0.99),
+            "prestarted_spawns": self.prestarted_spawns,
+            "cold_spawn_to_first_line_us_p50": quantile(&self.cold_spawn_us, 0.5),
+            "cold_spawn_to_first_line_us_p99": quantile(&self.cold_spawn_us, 0.99),
+            "cold_spawn_p50_ratio_to_bwrap":
+                bwrap.map(|b| quantile(&self.cold_spawn_us, 0.5) / quantile(b, 0.5)),
             "bwrap_spawn_to_first_line_us_p50": bwrap.map(|b| quantile(b, 0.5)),
             "bwrap_spawn_to_first_line_us_p99": bwrap.map(|b| quantile(b, 0.99)),
             "spawn_p50_ratio_to_bwrap": bwrap.map(|b| arena_p50 / quantile(b, 0.5)),
@@ -206,8 +246,15 @@ impl Figures {
         let arena_p50 = quantile(&self.arena_spawn_us, 0.5);
         println!("spawn to first line of a trivial bot, {runs} runs each:");
         println!(
-            "  arena sandbox:        p50 {arena_p50:.0} µs, p99 {:.0} µs",
-            quantile(&self.arena_spawn_us, 0.99)
+            "  arena, as a worker:   p50 {arena_p50:.0} µs, p99 {:.0} µs  ({} of {runs} in a \
+             process started ahead)",
+            quantile(&self.arena_spawn_us, 0.99),
+            self.prestarted_spawns
+        );
+        println!(
+            "  arena, cold:          p50 {:.0} µs, p99 {:.0} µs",
+            quantile(&self.cold_spawn_us, 0.5),
+            quantile(&self.cold_spawn_us, 0.99)
         );
         match &self.bwrap_spawn_us {
             Some(b) => println!(

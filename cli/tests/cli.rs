@@ -273,6 +273,13 @@ fn bench_sandbox_reports_spawn_and_round_trip_figures_beside_their_comparisons()
         number("spawn_to_first_line_us_p99"),
     );
     assert!(p50 > 0.0 && p99 >= p50, "{figures}");
+    let cold = number("cold_spawn_to_first_line_us_p50");
+    assert!(
+        cold > 0.0 && number("cold_spawn_to_first_line_us_p99") >= cold,
+        "{figures}"
+    );
+    // The worker's first spawn is cold; every later one is ordered.
+    assert_eq!(figures["prestarted_spawns"], 4, "{figures}");
     for key in [
         "sandboxed_round_trip_us_p50_median",
         "plain_round_trip_us_p50_median",
@@ -288,6 +295,7 @@ fn bench_sandbox_reports_spawn_and_round_trip_figures_beside_their_comparisons()
     assert_eq!(bwrap.is_some(), installed, "{figures}");
     if let Some(bwrap) = bwrap {
         assert!((number("spawn_p50_ratio_to_bwrap") - p50 / bwrap).abs() < 1e-9);
+        assert!((number("cold_spawn_p50_ratio_to_bwrap") - cold / bwrap).abs() < 1e-9);
     }
     assert!(
         parent.dirs().is_empty(),

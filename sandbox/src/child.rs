@@ -7,21 +7,27 @@
 //! error pipe as `(stage, errno)` if it fails. The order is forced:
 //!
 //! 1. join the cgroup first, so every page the process touches is accounted;
-//! 2. hide the cgroup path (a new cgroup namespace rooted at the leaf);
-//! 3. build the root and pivot into it while still privileged;
-//! 4. join the network namespace made ahead (or bring up loopback in the one
-//!    the clone made) and name the host while CAP_NET_ADMIN/CAP_SYS_ADMIN remain;
-//! 5. rlimits, then drop the bounding set while CAP_SETPCAP remains, then
-//!    groups, gid, uid (which clears the effective and permitted sets);
-//! 6. no_new_privs (required for an unprivileged seccomp filter);
-//! 7. seccomp last, since it denies `mount` and friends used above;
-//! 8. clone the bot, which execs: this process stays behind as the sandbox's
+//! 2. join the network namespace made ahead (or bring up loopback in the one
+//!    the clone made) while CAP_NET_ADMIN remains;
+//! 3. hide the cgroup path (a new cgroup namespace rooted at the leaf);
+//! 4. mount the private parts of the root, name the host, set rlimits and
+//!    drop the bounding set (CAP_SYS_ADMIN stays effective until step 6);
+//! 5. learn the command: it is known at the clone, or, for a process
+//!    started ahead (see [`crate::ready`]), it arrives as an order; none of
+//!    the steps above depends on it;
+//! 6. bind the program's directory and pivot into the root while still
+//!    privileged, then groups, gid, uid (which clears the effective and
+//!    permitted sets);
+//! 7. no_new_privs (required for an unprivileged seccomp filter);
+//! 8. seccomp last, since it denies `mount` and friends used above;
+//! 9. clone the bot, which execs: this process stays behind as the sandbox's
 //!    init at pid 1 (see [`crate::init`]), with every confinement above.
 
 use std::ffi::{CStr, c_char};
 use std::os::fd::RawFd;
 
 use crate::init::{self, InitSetup};
+use crate::ready;
 use crate::rootfs::Step;
 
 /// Declares [`Stage`] and its list together, so a new stage cannot be left out of
@@ -72,6 +78,10 @@ stages![
     ForkBot,
     RestoreSignals,
     Exec,
+    AnnounceReady,
+    AwaitOrder,
+    ReadOrder,
+    BindProgramDir,
 ];
 
 impl Stage {
@@ -79,6 +89,9 @@ impl Stage {
         Self::ALL.iter().copied().find(|s| *s as u32 == code)
     }
 }
+
+/// What a process started ahead shows as its name while it waits.
+const READY_NAME: &[u8] = b"arena-ready\0";
 
 /// Everything the child needs, prepared by the parent.
 pub struct ChildSetup<'a> {
@@ -98,20 +111,52 @@ pub struct ChildSetup<'a> {
     pub netns_fd: Option<RawFd>,
     /// `cgroup.procs` of every hierarchy of the leaf, open for writing.
     pub procs_fds: &'a [RawFd],
+    /// Every step of the root but the program's directory.
     pub rootfs: &'a [Step],
+    /// Host path, in the child's mount namespace, that the program's
+    /// directory is bound on.
+    pub app_target: &'a CStr,
     /// Host path of the new root.
     pub new_root: &'a CStr,
     pub hostname: &'a [u8],
     pub rlimits: &'a [(u32, u64)],
     pub cap_last_cap: u32,
-    pub uid: libc::uid_t,
-    pub gid: libc::gid_t,
     pub cwd: &'a CStr,
     pub filters: &'a [libc::sock_fprog],
+    pub launch: Launch<'a>,
+}
+
+/// Where the command comes from.
+pub enum Launch<'a> {
+    /// It is known at the clone.
+    Now(Program<'a>),
+    /// It arrives later, as an order on a socket (see [`crate::ready`]).
+    Ordered(Inbox),
+}
+
+/// The part of a spawn that depends on the command.
+#[derive(Clone, Copy)]
+pub struct Program<'a> {
+    /// Host directory shown at the mount point.
+    pub app_dir: &'a CStr,
+    pub app_writable: bool,
+    pub uid: libc::uid_t,
+    pub gid: libc::gid_t,
     pub program: &'a CStr,
     /// NULL-terminated pointer arrays into strings the parent owns.
     pub argv: &'a [*const c_char],
     pub envp: &'a [*const c_char],
+}
+
+/// Where a process started ahead receives its order: the socket, and room
+/// the parent allocated before the clone (so this process's copy of it is
+/// its own).
+pub struct Inbox {
+    pub socket: RawFd,
+    pub buffer: *mut u8,
+    pub buffer_len: usize,
+    pub pointers: *mut *const c_char,
+    pub pointers_len: usize,
 }
 
 /// Runs the sequence and execs; on failure reports and exits 127. Never returns.
@@ -177,6 +222,27 @@ fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
         for (target, &fd) in s.stdio.iter().enumerate() {
             check(libc::dup2(fd, target as RawFd) as _, Stage::Stdio)?;
         }
+        match s.netns_fd {
+            Some(fd) => check(libc::setns(fd, libc::CLONE_NEWNET) as _, Stage::JoinNetwork)?,
+            None => crate::netns::loopback_up()
+                .map_err(|e| (Stage::Loopback, e.raw_os_error().unwrap_or(libc::EIO)))?,
+        }
+        if let Launch::Ordered(inbox) = &s.launch {
+            // Named for what it is while it waits, not as a copy of the runner.
+            init::show_as(s.init.runner_args, READY_NAME);
+            libc::prctl(libc::PR_SET_NAME, READY_NAME.as_ptr(), 0, 0, 0);
+            // It may wait long: it must not keep the runner's sockets and
+            // pipes open meanwhile.
+            close_all_but([
+                0,
+                1,
+                2,
+                s.error_fd,
+                s.init.report_fd,
+                s.parent_alive_fd,
+                inbox.socket,
+            ])?;
+        }
         check(
             libc::unshare(libc::CLONE_NEWCGROUP) as _,
             Stage::CgroupNamespace,
@@ -195,35 +261,6 @@ fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
         )?;
         for step in s.rootfs {
             run_step(step)?;
-        }
-        // pivot_root(".", ".") stacks the old root on the new one, so the
-        // (read-only, shared) new root needs no directory to park it in;
-        // detaching the top of "." then leaves only the new root.
-        check(libc::chdir(s.new_root.as_ptr()) as _, Stage::PivotRoot)?;
-        check(
-            libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()),
-            Stage::PivotRoot,
-        )?;
-        check(
-            libc::umount2(c".".as_ptr(), libc::MNT_DETACH) as _,
-            Stage::DetachOldRoot,
-        )?;
-        check(libc::chdir(c"/".as_ptr()) as _, Stage::DetachOldRoot)?;
-        check(
-            libc::mount(
-                std::ptr::null(),
-                c"/".as_ptr(),
-                std::ptr::null(),
-                libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
-                std::ptr::null(),
-            ) as _,
-            Stage::ReadOnlyRoot,
-        )?;
-
-        match s.netns_fd {
-            Some(fd) => check(libc::setns(fd, libc::CLONE_NEWNET) as _, Stage::JoinNetwork)?,
-            None => crate::netns::loopback_up()
-                .map_err(|e| (Stage::Loopback, e.raw_os_error().unwrap_or(libc::EIO)))?,
         }
         check(
             libc::sethostname(s.hostname.as_ptr().cast(), s.hostname.len()) as _,
@@ -254,6 +291,37 @@ fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
             ) as _,
             Stage::ClearAmbient,
         )?;
+
+        let program = match &s.launch {
+            Launch::Now(program) => *program,
+            Launch::Ordered(inbox) => await_order(inbox)?,
+        };
+
+        bind_program_dir(program.app_dir, s.app_target, !program.app_writable)?;
+        // pivot_root(".", ".") stacks the old root on the new one, so the
+        // (read-only, shared) new root needs no directory to park it in;
+        // detaching the top of "." then leaves only the new root.
+        check(libc::chdir(s.new_root.as_ptr()) as _, Stage::PivotRoot)?;
+        check(
+            libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()),
+            Stage::PivotRoot,
+        )?;
+        check(
+            libc::umount2(c".".as_ptr(), libc::MNT_DETACH) as _,
+            Stage::DetachOldRoot,
+        )?;
+        check(libc::chdir(c"/".as_ptr()) as _, Stage::DetachOldRoot)?;
+        check(
+            libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+                std::ptr::null(),
+            ) as _,
+            Stage::ReadOnlyRoot,
+        )?;
+
         // Raw system calls, not the C library's wrappers: those first
         // synchronise the credential change with every thread the library
         // believes exists, and a clone of a multi-threaded runner has only
@@ -263,11 +331,11 @@ fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
             Stage::SetGroups,
         )?;
         check(
-            libc::syscall(libc::SYS_setresgid, s.gid, s.gid, s.gid),
+            libc::syscall(libc::SYS_setresgid, program.gid, program.gid, program.gid),
             Stage::SetGid,
         )?;
         check(
-            libc::syscall(libc::SYS_setresuid, s.uid, s.uid, s.uid),
+            libc::syscall(libc::SYS_setresuid, program.uid, program.uid, program.uid),
             Stage::SetUid,
         )?;
         // setresuid cleared effective and permitted; inheritable goes too.
@@ -318,13 +386,120 @@ fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
         Err(init::start_bot(
             &s.init,
             &init::BotExec {
-                program: s.program,
-                argv: s.argv,
-                envp: s.envp,
+                program: program.program,
+                argv: program.argv,
+                envp: program.envp,
                 error_fd: s.error_fd,
             },
         ))
     }
+}
+
+/// Closes every descriptor but `keep` (without allocating: the list is
+/// sorted in place).
+fn close_all_but<const N: usize>(mut keep: [RawFd; N]) -> Result<(), Failure> {
+    keep.sort_unstable();
+    let mut from: u32 = 0;
+    for fd in keep {
+        let fd = fd as u32;
+        if fd > from {
+            // SAFETY: closes descriptors of this process only.
+            let rc = unsafe { libc::syscall(libc::SYS_close_range, from, fd - 1, 0u32) };
+            check(rc, Stage::CloseFds)?;
+        }
+        from = from.max(fd + 1);
+    }
+    // SAFETY: as above.
+    let rc = unsafe { libc::syscall(libc::SYS_close_range, from, u32::MAX, 0u32) };
+    check(rc, Stage::CloseFds)
+}
+
+/// Tells the parent everything ahead is done, then waits for the order and
+/// reads it. The parent closing the socket instead means it has no use for
+/// this process any more: it exits quietly.
+///
+/// # Safety
+/// `inbox` describes room this process owns (see [`Inbox`]).
+unsafe fn await_order(inbox: &Inbox) -> Result<Program<'static>, Failure> {
+    // SAFETY: system calls on buffers the parent allocated before the clone.
+    unsafe {
+        let ready = [ready::READY_BYTE];
+        check(
+            libc::send(inbox.socket, ready.as_ptr().cast(), 1, libc::MSG_NOSIGNAL) as _,
+            Stage::AnnounceReady,
+        )?;
+        let received = loop {
+            let n = libc::recv(inbox.socket, inbox.buffer.cast(), inbox.buffer_len, 0);
+            if n < 0 && errno() == libc::EINTR {
+                continue;
+            }
+            check(n as _, Stage::AwaitOrder)?;
+            break n as usize;
+        };
+        if received == 0 {
+            libc::_exit(0);
+        }
+        if received >= inbox.buffer_len {
+            return Err((Stage::ReadOrder, libc::E2BIG));
+        }
+        libc::close(inbox.socket);
+        let bytes = std::slice::from_raw_parts(inbox.buffer.cast_const(), received);
+        let pointers = std::slice::from_raw_parts_mut(inbox.pointers, inbox.pointers_len);
+        let order = ready::decode(bytes, pointers).ok_or((Stage::ReadOrder, libc::EINVAL))?;
+        Ok(Program {
+            app_dir: order.app_dir,
+            app_writable: order.writable,
+            uid: order.uid,
+            gid: order.gid,
+            program: order.program,
+            argv: order.argv,
+            envp: order.envp,
+        })
+    }
+}
+
+/// Binds the program's directory on its mount point, recursively, and
+/// (for a match) makes it and everything below it read-only and nosuid.
+fn bind_program_dir(source: &CStr, target: &CStr, read_only: bool) -> Result<(), Failure> {
+    // SAFETY: system calls on NUL-terminated strings the caller keeps alive.
+    let rc = unsafe {
+        libc::mount(
+            source.as_ptr(),
+            target.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REC,
+            std::ptr::null(),
+        )
+    };
+    check(rc as _, Stage::BindProgramDir)?;
+    if read_only {
+        read_only_tree(target).map_err(|(_, errno)| (Stage::BindProgramDir, errno))?;
+    }
+    Ok(())
+}
+
+/// Makes the mount at `target` and every mount below it read-only and
+/// nosuid (a bind ignores MS_RDONLY on its first call, and a remount would
+/// only reach the top mount).
+fn read_only_tree(target: &CStr) -> Result<(), Failure> {
+    let attr = MountAttr {
+        attr_set: MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    // SAFETY: mount_setattr reads a valid path and attribute struct.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            target.as_ptr(),
+            libc::AT_RECURSIVE as libc::c_uint,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    check(rc, Stage::RootfsStep)
 }
 
 /// Builds the root every spawn shares ([`crate::rootfs::plan_template`]) in
@@ -385,24 +560,7 @@ unsafe fn run_step(step: &Step) -> Result<(), Failure> {
                 libc::symlink(target.as_ptr(), path.as_ptr()) as _,
                 Stage::RootfsStep,
             ),
-            Step::ReadOnlyTree { target } => {
-                // mount_setattr reaches every mount below the target too.
-                let attr = MountAttr {
-                    attr_set: MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID,
-                    attr_clr: 0,
-                    propagation: 0,
-                    userns_fd: 0,
-                };
-                let rc = libc::syscall(
-                    libc::SYS_mount_setattr,
-                    libc::AT_FDCWD,
-                    target.as_ptr(),
-                    libc::AT_RECURSIVE as libc::c_uint,
-                    &attr as *const MountAttr,
-                    std::mem::size_of::<MountAttr>(),
-                );
-                check(rc, Stage::RootfsStep)
-            }
+            Step::ReadOnlyTree { target } => read_only_tree(target),
             Step::Mount {
                 source,
                 target,

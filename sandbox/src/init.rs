@@ -248,18 +248,29 @@ unsafe fn become_bot(start: &BotStart<'_>) -> Result<(), Failure> {
 }
 
 /// Overwrites the runner's command line in this copy of its memory with
-/// [`INIT_NAME`] and zeros, keeping the last byte zero so the kernel shows
-/// exactly that range (proc(5), `/proc/pid/cmdline`).
+/// [`INIT_NAME`] and zeros (see [`show_as`]).
+///
+/// # Safety
+/// As for [`show_as`].
+unsafe fn hide_runner_args(area: (usize, usize)) {
+    // SAFETY: the caller's contract.
+    unsafe { show_as(area, INIT_NAME) }
+}
+
+/// Shows `name` (NUL-terminated) as this process's command line,
+/// overwriting the runner's command line in this copy of its memory with it
+/// and zeros, keeping the last byte zero so the kernel shows exactly that
+/// range (proc(5), `/proc/pid/cmdline`).
 ///
 /// # Safety
 /// `[start, end)` is the argument area of this process's memory (mapped and
 /// writable: it is on the main thread's stack), which nothing in this process
 /// reads any more.
-unsafe fn hide_runner_args((start, end): (usize, usize)) {
+pub(crate) unsafe fn show_as((start, end): (usize, usize), name: &[u8]) {
     let Some(len) = end.checked_sub(start).filter(|&len| len > 0) else {
         return;
     };
-    let name = &INIT_NAME[..INIT_NAME.len().min(len)];
+    let name = &name[..name.len().min(len)];
     // SAFETY: see the function's contract.
     unsafe {
         std::ptr::write_bytes(start as *mut u8, 0, len);

@@ -11,6 +11,8 @@
 //! at pid 1 (reaps orphans, forwards signals, reports the bot's own end).
 //! The runner holds a [`SandboxedChild`] ([`handle`]), whose [`Verdict`]
 //! comes from that report and the cgroup's OOM counter.
+//! A long-lived sandbox keeps a process started ahead in a spare leaf, which
+//! waits at the middle of that sequence for its command ([`ready`]).
 //! [`cpus`] hands out exclusive cores, with a logged shared-core mode for
 //! small machines.
 
@@ -22,12 +24,13 @@ pub mod handle;
 pub mod ids;
 pub mod init;
 pub mod netns;
+pub mod ready;
 pub mod rootfs;
 pub mod seccomp;
 pub mod spawn;
 
 pub use env::RuntimeEnv;
 pub use spawn::{
-    Limits, Sandbox, SandboxCommand, SandboxConfig, SandboxError, SandboxedChild, Verdict,
-    WaitError,
+    Limits, Sandbox, SandboxCommand, SandboxConfig, SandboxError, SandboxedChild, SpawnCounts,
+    Verdict, WaitError,
 };

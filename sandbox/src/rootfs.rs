@@ -2,8 +2,9 @@
 //! the parent and carried out by the child inside its own mount namespace.
 //!
 //! The root is a small tmpfs holding: the runtime environment's paths bound
-//! read-only at their host locations, the program's directory at a fixed path
-//! (read-only, or writable for builds), a private size-capped `/tmp`, a
+//! read-only at their host locations, a mount point for the program's
+//! directory (bound by the child itself, read-only or writable for builds,
+//! once it knows the command: see [`crate::child`]), a private size-capped `/tmp`, a
 //! minimal read-only `/dev` with a private `/dev/shm`, and a `/proc` of the
 //! process's own pid namespace. There is
 //! no `/sys`. Nothing is mounted in the host's namespace, so nothing can leak.
@@ -50,12 +51,8 @@ pub enum Step {
 pub struct RootSpec {
     /// Host paths bound read-only at the same path.
     pub env_paths: Vec<PathBuf>,
-    /// Host directory shown at `app_mount`.
-    pub app_dir: PathBuf,
-    /// Where the app directory appears inside (e.g. `/bot`).
+    /// Where the program's directory appears inside (e.g. `/bot`).
     pub app_mount: PathBuf,
-    /// Builds write into their directory; matches cannot.
-    pub app_writable: bool,
     /// Size of the private `/tmp` (and of `/dev/shm`), in bytes.
     pub tmp_bytes: u64,
     /// Symlinks to make inside, as (link, target).
@@ -112,8 +109,8 @@ pub fn plan_template(root: &Path, spec: &RootSpec) -> Result<Vec<Step>, RootfsEr
     Ok(planner.steps)
 }
 
-/// What each spawn mounts on the template's directories: its own program
-/// directory, a private `/tmp` and `/dev/shm`, and a `/proc` of its own
+/// What each spawn mounts on the template's directories before it knows
+/// its command: a private `/tmp` and `/dev/shm`, and a `/proc` of its own
 /// pid namespace. Makes no directory, so it works on the read-only template.
 pub fn plan_spawn(root: &Path, spec: &RootSpec) -> Result<Vec<Step>, RootfsError> {
     let mut planner = Planner::empty(root);
@@ -185,9 +182,6 @@ impl Planner {
 
     /// The per-spawn part, on directories the template made.
     fn spawn_part(&mut self, spec: &RootSpec) -> Result<(), RootfsError> {
-        let app_target = self.inside(&spec.app_mount)?;
-        self.bind(&spec.app_dir, &app_target, !spec.app_writable)?;
-
         let tmp_options = format!("size={},mode=1777", spec.tmp_bytes.max(4096));
         let tmp = self.inside(Path::new("/tmp"))?;
         self.tmpfs(&tmp, libc::MS_NOSUID | libc::MS_NODEV, &tmp_options)?;
@@ -203,6 +197,11 @@ impl Planner {
             None,
         )
     }
+}
+
+/// The host path of `path` (absolute) inside the new root at `root`.
+pub fn inside(root: &Path, path: &Path) -> Result<PathBuf, RootfsError> {
+    Planner::empty(root).inside(path)
 }
 
 struct Planner {
@@ -405,9 +404,7 @@ mod tests {
                 link.clone(),
                 host.path().join("missing"),
             ],
-            app_dir: host.path().to_owned(),
             app_mount: PathBuf::from("/bot"),
-            app_writable: false,
             tmp_bytes: 1 << 20,
             links: vec![(
                 PathBuf::from("/bin/sh"),
@@ -427,7 +424,9 @@ mod tests {
         assert!(text.contains(&format!("touch {}", inside(&env_file))));
         assert!(text.contains(&format!("symlink {} -> env", inside(&link))));
         assert!(!text.contains("missing"));
-        assert!(text.contains("mount  on /run/root/bot ro"), "{text}");
+        // The program's directory only gets its mount point: the child binds it.
+        assert!(text.contains("mkdir /run/root/bot"), "{text}");
+        assert!(!text.contains("on /run/root/bot"), "{text}");
         assert!(text.contains("mount /dev/null on /run/root/dev/null"));
         assert!(text.contains("mount proc on /run/root/proc"));
         assert!(
@@ -452,22 +451,5 @@ mod tests {
         let mkdirs: Vec<&String> = steps.iter().filter(|s| s.starts_with("mkdir")).collect();
         let unique: BTreeSet<&&String> = mkdirs.iter().collect();
         assert_eq!(mkdirs.len(), unique.len());
-    }
-
-    #[test]
-    fn a_build_gets_a_writable_app_directory() {
-        let host = tempfile::tempdir().unwrap();
-        let spec = RootSpec {
-            env_paths: vec![],
-            app_dir: host.path().to_owned(),
-            app_mount: PathBuf::from("/bot"),
-            app_writable: true,
-            tmp_bytes: 1 << 20,
-            links: Vec::new(),
-            files: Vec::new(),
-        };
-        let text = describe(&plan(Path::new("/r"), &spec).unwrap()).join("\n");
-        assert!(text.contains(&format!("mount {} on /r/bot", host.path().display())));
-        assert!(!text.contains("on /r/bot ro"));
     }
 }

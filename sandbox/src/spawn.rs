@@ -5,17 +5,18 @@ use std::ffi::{CString, OsString, c_char};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use crate::cgroup::{CgroupError, CgroupLimits, CgroupManager, CgroupSetup, CpuQuota, LeafCgroup};
-use crate::child::{self, ChildSetup, Stage};
+use crate::child::{self, ChildSetup, Inbox, Launch, Program, Stage};
 use crate::env::RuntimeEnv;
 use crate::handle::Parts;
 pub use crate::handle::{SandboxedChild, Verdict, WaitError};
 use crate::init::InitSetup;
 use crate::netns::{self, NetnsPool};
+use crate::ready::{ChildEnds, ORDER_BYTES, ORDER_STRINGS, Order, OrderError, ReadyChild, Spare};
 use crate::rootfs::{self, RootSpec, RootfsError};
 use crate::seccomp::{SeccompError, SeccompFilters};
 
@@ -64,10 +65,13 @@ pub struct SandboxConfig {
     /// sandbox replaces, such as `/tmp`). Unlike the environment they are
     /// not what bots build against, so they are not part of its id.
     pub platform_paths: Vec<PathBuf>,
-    /// Keep one cgroup leaf made ahead, with the limits of the last spawn,
-    /// so the next spawn with the same limits skips making one (the
-    /// costliest step of a spawn on cgroup v1). For long-lived runners: the
-    /// spare is an empty leaf beside the bots' while the sandbox lives.
+    /// Keep a cgroup leaf made ahead for the limits of each recent spawn
+    /// (up to [`SPARES`]), with a confined process started ahead in it
+    /// (see [`crate::ready`]), so the next spawn with the same limits skips
+    /// the leaf (the costliest step on cgroup v1), the clone and the part of
+    /// the confinement that does not depend on the command. For long-lived
+    /// runners: each spare is one idle process beside the bots' while the
+    /// sandbox lives.
     pub spare_leaf: bool,
 }
 
@@ -220,19 +224,34 @@ pub enum SandboxError {
 /// kernel delivers a child's parent-death signal when the *thread* that
 /// cloned it exits, so cloning from a short-lived caller thread would kill
 /// bots early, while this way they die exactly when the sandbox (or the
-/// whole runner) does.
+/// whole runner) does. A process started ahead (see [`crate::ready`]) was
+/// cloned there too, so the caller's own thread may send it its order.
 pub struct Sandbox {
     policy: Arc<Policy>,
-    /// Sends spawn requests to the spawner thread; taken on drop to stop it.
-    jobs: Option<mpsc::Sender<SpawnJob>>,
+    /// Sends jobs to the spawner thread; taken on drop to stop it.
+    jobs: Option<mpsc::Sender<Job>>,
     spawner: Option<std::thread::JoinHandle<()>>,
 }
 
-/// One spawn request and where its answer goes.
-type SpawnJob = (
-    SandboxCommand,
-    mpsc::SyncSender<Result<SandboxedChild, SandboxError>>,
-);
+/// What the spawner thread does.
+enum Job {
+    /// One spawn, and where its answer goes.
+    Spawn(
+        SandboxCommand,
+        mpsc::SyncSender<Result<SandboxedChild, SandboxError>>,
+    ),
+    /// Keep a spare for these limits, now that one was used.
+    Refill(CgroupLimits),
+    /// Drop every spare, after every job sent before this one.
+    DropSpares(mpsc::SyncSender<()>),
+}
+
+/// How many spawns started cold and how many in a process started ahead.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SpawnCounts {
+    pub cold: u64,
+    pub prestarted: u64,
+}
 
 /// What every spawn shares.
 struct Policy {
@@ -245,19 +264,22 @@ struct Policy {
     runner_args: (usize, usize),
     /// Network namespaces made ahead of the spawns that join them.
     netns: NetnsPool,
-    /// The leaf made ahead (see [`SandboxConfig::spare_leaf`]).
-    spare: Mutex<Option<SpareLeaf>>,
+    /// Leaves made ahead, oldest first (see [`SandboxConfig::spare_leaf`]).
+    spares: Mutex<Vec<Spare>>,
+    /// Set once starting a process ahead failed: spares are plain leaves
+    /// from then on (the failure is logged once).
+    prestart_failed: AtomicBool,
+    cold_spawns: AtomicU64,
+    prestarted_spawns: AtomicU64,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// A leaf made ahead for the next spawn, and the limits it was made with.
-struct SpareLeaf {
-    limits: CgroupLimits,
-    leaf: LeafCgroup,
-}
+/// How many spares a sandbox keeps, each for other limits (other cores):
+/// one per seat of the matches a small worker plays at once.
+pub const SPARES: usize = 4;
 
 /// Numbers cgroup leaves: leaf names carry this process's pid and start time,
 /// so a counter shared by every `Sandbox` in the process makes them unique.
@@ -310,34 +332,37 @@ impl Sandbox {
             cap_last_cap,
             runner_args,
             netns: NetnsPool::start(netns::POOL_SIZE),
-            spare: Mutex::new(None),
+            spares: Mutex::new(Vec::new()),
+            prestart_failed: AtomicBool::new(false),
+            cold_spawns: AtomicU64::new(0),
+            prestarted_spawns: AtomicU64::new(0),
         });
-        let (jobs, requests) = mpsc::channel::<SpawnJob>();
+        let (jobs, requests) = mpsc::channel::<Job>();
         let shared = Arc::clone(&policy);
         let spawner = std::thread::Builder::new()
             .name("arena-spawner".to_owned())
             .spawn(move || {
                 let template = shared.prepare_template();
-                for (command, reply) in requests {
-                    if command.cpus.is_empty() {
-                        let _ = reply.send(Err(SandboxError::NoCores));
-                        continue;
-                    }
-                    let limits = shared.leaf_limits(&command);
-                    let leaf = shared
-                        .take_spare()
-                        .filter(|s| s.limits == limits)
-                        .map(|s| Ok(s.leaf))
-                        .unwrap_or_else(|| shared.new_leaf(&command.label, &limits));
-                    let spawned = leaf.and_then(|leaf| shared.spawn_here(&command, leaf, template));
-                    // The caller may have given up waiting; nothing to do then.
-                    let _ = reply.send(spawned);
-                    // Made while the caller goes on with its child.
-                    if shared.config.spare_leaf {
-                        let made = shared.new_leaf("spare", &limits);
-                        *lock(&shared.spare) = made.ok().map(|leaf| SpareLeaf { limits, leaf });
+                for job in requests {
+                    match job {
+                        Job::Spawn(command, reply) => {
+                            let limits = shared.leaf_limits(&command);
+                            let spawned = shared.spawn_on_this_thread(&command, &limits, template);
+                            // The caller may have given up waiting; nothing to do then.
+                            let _ = reply.send(spawned);
+                            // Made while the caller goes on with its child.
+                            if shared.config.spare_leaf && !command.cpus.is_empty() {
+                                shared.keep_spare(limits, template);
+                            }
+                        }
+                        Job::Refill(limits) => shared.keep_spare(limits, template),
+                        Job::DropSpares(done) => {
+                            shared.drop_spares();
+                            let _ = done.send(());
+                        }
                     }
                 }
+                shared.drop_spares();
             })
             .map_err(SandboxError::SpawnerThread)?;
         Ok(Sandbox {
@@ -358,20 +383,54 @@ impl Sandbox {
     /// Removes this sandbox's parent cgroup if no leaf is left in it (see
     /// [`CgroupManager::remove_parent_if_empty`]): for one-shot runs and tests.
     pub fn remove_parent_if_empty(&self) -> Result<bool, SandboxError> {
-        // The leaf made ahead goes first: it is ours, and nothing will use it.
-        drop(self.policy.take_spare());
+        // The leaves made ahead go first: they are ours, and nothing will
+        // use them. On the spawner thread, so that none is still being made.
+        let (done, finished) = mpsc::sync_channel(1);
+        let sent = self
+            .jobs
+            .as_ref()
+            .is_some_and(|jobs| jobs.send(Job::DropSpares(done)).is_ok());
+        if sent {
+            let _ = finished.recv();
+        }
+        self.policy.drop_spares();
         Ok(self.policy.cgroups.remove_parent_if_empty()?)
+    }
+
+    /// How many processes started ahead are waiting for a command.
+    pub fn ready_processes(&self) -> usize {
+        lock(&self.policy.spares)
+            .iter()
+            .filter(|s| s.ready.is_some())
+            .count()
+    }
+
+    /// How many spawns so far started cold and how many in a process
+    /// started ahead (the setup failures among them included).
+    pub fn spawn_counts(&self) -> SpawnCounts {
+        SpawnCounts {
+            cold: self.policy.cold_spawns.load(Ordering::Relaxed),
+            prestarted: self.policy.prestarted_spawns.load(Ordering::Relaxed),
+        }
     }
 
     /// Starts `command` confined, with piped stdin, stdout and stderr. The
     /// process lives until its handle is finished or dropped, or until this
     /// sandbox is dropped.
     pub fn spawn(&self, command: &SandboxCommand) -> Result<SandboxedChild, SandboxError> {
+        if command.cpus.is_empty() {
+            return Err(SandboxError::NoCores);
+        }
+        let jobs = self.jobs.as_ref().ok_or(SandboxError::SpawnerGone)?;
+        // A process started ahead needs no clone: it is ordered from here,
+        // and the spawner thread starts the next one meanwhile.
+        let limits = self.policy.leaf_limits(command);
+        if let Some(spawned) = self.policy.start_prestarted(command, &limits) {
+            let _ = jobs.send(Job::Refill(limits));
+            return spawned;
+        }
         let (reply, answer) = mpsc::sync_channel(1);
-        self.jobs
-            .as_ref()
-            .ok_or(SandboxError::SpawnerGone)?
-            .send((command.clone(), reply))
+        jobs.send(Job::Spawn(command.clone(), reply))
             .map_err(|_| SandboxError::SpawnerGone)?;
         answer.recv().map_err(|_| SandboxError::SpawnerGone)?
     }
@@ -385,12 +444,91 @@ impl Drop for Sandbox {
         {
             eprintln!("arena-sandbox: the spawner thread panicked");
         }
+        self.policy.drop_spares();
     }
+}
+
+/// The command's strings as the child reads them; the pointer arrays point
+/// into the strings, so they live together.
+struct ProgramStrings {
+    app_dir: CString,
+    program: CString,
+    _args: Vec<CString>,
+    _envs: Vec<CString>,
+    argv: Vec<*const c_char>,
+    envp: Vec<*const c_char>,
+}
+
+impl ProgramStrings {
+    fn new(command: &SandboxCommand) -> Result<ProgramStrings, SandboxError> {
+        let args: Vec<CString> = std::iter::once(command.program.as_os_str())
+            .chain(command.args.iter().map(|a| a.as_os_str()))
+            .map(|a| CString::new(a.as_bytes()))
+            .collect::<Result<_, _>>()
+            .map_err(|_| SandboxError::Nul {
+                what: "an argument",
+            })?;
+        let envs: Vec<CString> = command
+            .env
+            .iter()
+            .map(|(k, v)| {
+                let mut pair = k.as_bytes().to_vec();
+                pair.push(b'=');
+                pair.extend_from_slice(v.as_bytes());
+                CString::new(pair)
+            })
+            .collect::<Result<_, _>>()
+            .map_err(|_| SandboxError::Nul {
+                what: "an environment variable",
+            })?;
+        Ok(ProgramStrings {
+            app_dir: rootfs::cstring(&command.app_dir)?,
+            program: rootfs::cstring(&command.program)?,
+            argv: null_terminated(&args),
+            envp: null_terminated(&envs),
+            _args: args,
+            _envs: envs,
+        })
+    }
+
+    fn program<'a>(&'a self, command: &SandboxCommand) -> Program<'a> {
+        Program {
+            app_dir: &self.app_dir,
+            app_writable: command.app_writable,
+            uid: command.uid,
+            gid: command.gid,
+            program: &self.program,
+            argv: &self.argv,
+            envp: &self.envp,
+        }
+    }
+}
+
+/// The command as an order for a process started ahead.
+fn order_of(command: &SandboxCommand) -> Result<Order, OrderError> {
+    let args: Vec<&[u8]> = std::iter::once(command.program.as_os_str())
+        .chain(command.args.iter().map(|a| a.as_os_str()))
+        .map(|a| a.as_bytes())
+        .collect();
+    let env: Vec<(&[u8], &[u8])> = command
+        .env
+        .iter()
+        .map(|(k, v)| (k.as_bytes(), v.as_bytes()))
+        .collect();
+    Order::encode(
+        command.app_dir.as_os_str().as_bytes(),
+        command.app_writable,
+        command.uid,
+        command.gid,
+        command.program.as_os_str().as_bytes(),
+        &args,
+        &env,
+    )
 }
 
 impl Policy {
     /// The runtime environment's part of every root, for [`rootfs`].
-    fn root_spec(&self, app_dir: &Path, app_writable: bool) -> RootSpec {
+    fn root_spec(&self) -> RootSpec {
         RootSpec {
             env_paths: self.config.env.paths.clone(),
             links: self.config.env.links.clone(),
@@ -400,9 +538,7 @@ impl Policy {
                 .iter()
                 .map(|host| (host.clone(), platform_path_inside(host)))
                 .collect(),
-            app_dir: app_dir.to_owned(),
             app_mount: PathBuf::from(APP_MOUNT),
-            app_writable,
             tmp_bytes: self.config.limits.tmp_bytes,
         }
     }
@@ -412,10 +548,7 @@ impl Policy {
     /// directory, `/tmp`, `/dev/shm` and `/proc`. Whether it worked; if not,
     /// every child builds its whole root, as slowly as before.
     fn prepare_template(&self) -> bool {
-        let steps = match rootfs::plan_template(
-            &self.config.root_dir,
-            &self.root_spec(Path::new("/"), false),
-        ) {
+        let steps = match rootfs::plan_template(&self.config.root_dir, &self.root_spec()) {
             Ok(steps) => steps,
             Err(e) => {
                 eprintln!(
@@ -438,9 +571,46 @@ impl Policy {
         }
     }
 
-    /// The leaf made ahead, if any, taken out of the policy.
-    fn take_spare(&self) -> Option<SpareLeaf> {
-        lock(&self.spare).take()
+    /// The first spare that `wanted` accepts, taken out of the list.
+    fn take_spare(&self, wanted: impl Fn(&Spare) -> bool) -> Option<Spare> {
+        let mut spares = lock(&self.spares);
+        let at = spares.iter().position(wanted)?;
+        Some(spares.remove(at))
+    }
+
+    /// Every spare, dropped (their processes killed, their leaves removed).
+    fn drop_spares(&self) {
+        let spares = std::mem::take(&mut *lock(&self.spares));
+        drop(spares);
+    }
+
+    /// Makes sure a spare for `limits` exists, with a process started ahead
+    /// in it when the shared root is in place; the oldest spare goes when
+    /// there are more than [`SPARES`].
+    fn keep_spare(&self, limits: CgroupLimits, template: bool) {
+        if lock(&self.spares).iter().any(|s| s.limits == limits) {
+            return;
+        }
+        let Ok(leaf) = self.new_leaf("spare", &limits) else {
+            // A spawn will make its own leaf, and say why if it cannot.
+            return;
+        };
+        let ready = if template && !self.prestart_failed.load(Ordering::Relaxed) {
+            self.prestart(&leaf)
+        } else {
+            None
+        };
+        let surplus: Vec<Spare> = {
+            let mut spares = lock(&self.spares);
+            spares.push(Spare {
+                limits,
+                ready,
+                leaf,
+            });
+            let surplus = spares.len().saturating_sub(SPARES);
+            spares.drain(..surplus).collect()
+        };
+        drop(surplus);
     }
 
     /// The cgroup limits of `command`'s leaf.
@@ -461,6 +631,116 @@ impl Policy {
         Ok(self.cgroups.create(&leaf_name, limits)?)
     }
 
+    /// A spawn on the spawner thread: in a process started ahead if one
+    /// waits with these limits, else cloned here into a spare or fresh leaf.
+    fn spawn_on_this_thread(
+        &self,
+        command: &SandboxCommand,
+        limits: &CgroupLimits,
+        template: bool,
+    ) -> Result<SandboxedChild, SandboxError> {
+        if command.cpus.is_empty() {
+            return Err(SandboxError::NoCores);
+        }
+        if let Some(spawned) = self.start_prestarted(command, limits) {
+            return spawned;
+        }
+        let leaf = match self.take_spare(|s| s.limits == *limits && s.ready.is_none()) {
+            Some(spare) => spare.leaf,
+            None => self.new_leaf(&command.label, limits)?,
+        };
+        self.spawn_here(command, leaf, template)
+    }
+
+    /// Orders a process started ahead for `limits` to run `command`;
+    /// `None` when none waits or it cannot take this command (which is
+    /// then cloned the ordinary way).
+    fn start_prestarted(
+        &self,
+        command: &SandboxCommand,
+        limits: &CgroupLimits,
+    ) -> Option<Result<SandboxedChild, SandboxError>> {
+        if !self.config.spare_leaf {
+            return None;
+        }
+        let order = match order_of(command) {
+            Ok(order) => order,
+            Err(OrderError::Nul { what }) => return Some(Err(SandboxError::Nul { what })),
+            Err(OrderError::TooLarge) => return None,
+        };
+        let Spare {
+            limits: spare_limits,
+            ready,
+            leaf,
+        } = self.take_spare(|s| s.limits == *limits && s.ready.is_some())?;
+        let ready = ready?;
+        let started = Instant::now();
+        if !ready.send(&order) {
+            // It died waiting; its leaf can still serve a cold spawn.
+            drop(ready);
+            lock(&self.spares).push(Spare {
+                limits: spare_limits,
+                ready: None,
+                leaf,
+            });
+            return None;
+        }
+        let (pid, ends) = ready.hand_over()?;
+        self.prestarted_spawns.fetch_add(1, Ordering::Relaxed);
+        Some(self.finish_spawn(pid, ends, leaf, started))
+    }
+
+    /// Starts a process in `leaf` that does everything ahead of the command
+    /// and waits for its order; `None` (logged once) if that fails.
+    fn prestart(&self, leaf: &LeafCgroup) -> Option<ReadyChild> {
+        let started = self.try_prestart(leaf);
+        match started {
+            Ok(ready) => Some(ready),
+            Err(e) => {
+                if !self.prestart_failed.swap(true, Ordering::Relaxed) {
+                    eprintln!(
+                        "arena-sandbox: cannot start a confined process ahead ({e}); every \
+                         spawn clones its own"
+                    );
+                }
+                None
+            }
+        }
+    }
+
+    fn try_prestart(&self, leaf: &LeafCgroup) -> Result<ReadyChild, SandboxError> {
+        let (orders, inbox_socket) = seqpacket_pair().map_err(SandboxError::Pipe)?;
+        // Room for the order, made before the clone so the child's copy is
+        // its own; the parent's is freed once the clone is made.
+        let mut buffer = vec![0u8; ORDER_BYTES];
+        let mut pointers = vec![std::ptr::null::<c_char>(); ORDER_STRINGS];
+        let inbox = Inbox {
+            socket: inbox_socket.as_raw_fd(),
+            buffer: buffer.as_mut_ptr(),
+            buffer_len: buffer.len(),
+            pointers: pointers.as_mut_ptr(),
+            pointers_len: pointers.len(),
+        };
+        let steps = rootfs::plan_spawn(&self.config.root_dir, &self.root_spec())?;
+        let (pid, ends) = self.clone_confined(leaf, &steps, Launch::Ordered(inbox))?;
+        drop((inbox_socket, buffer, pointers));
+        let ready = ReadyChild::new(pid, orders, ends);
+        if ready.wait_ready(SETUP_TIMEOUT) {
+            return Ok(ready);
+        }
+        // It has failed (the report is in the pipe) or is still stuck.
+        Err(
+            match ready
+                .error_pipe()
+                .map(|pipe| read_report_within(pipe, Duration::ZERO))
+            {
+                Some(Ok(Some((code, errno)))) => stage_error(code, errno),
+                Some(Err(e)) => e,
+                _ => SandboxError::SetupTimeout(SETUP_TIMEOUT),
+            },
+        )
+    }
+
     /// Spawns on the calling thread (the spawner thread) into `leaf`, on
     /// the shared root when `template` says it is in place.
     fn spawn_here(
@@ -469,44 +749,74 @@ impl Policy {
         leaf: LeafCgroup,
         template: bool,
     ) -> Result<SandboxedChild, SandboxError> {
-        if command.cpus.is_empty() {
-            return Err(SandboxError::NoCores);
-        }
-        let limits = &self.config.limits;
-        let procs = leaf.open_procs_files()?;
-
-        let spec = self.root_spec(&command.app_dir, command.app_writable);
+        let spec = self.root_spec();
         let steps = if template {
             rootfs::plan_spawn(&self.config.root_dir, &spec)?
         } else {
             rootfs::plan(&self.config.root_dir, &spec)?
         };
-        let new_root = rootfs::cstring(&self.config.root_dir)?;
-        let cwd = rootfs::cstring(Path::new(APP_MOUNT))?;
-        let program = rootfs::cstring(&command.program)?;
+        let strings = ProgramStrings::new(command)?;
+        self.cold_spawns.fetch_add(1, Ordering::Relaxed);
+        let started = Instant::now();
+        let (pid, ends) =
+            self.clone_confined(&leaf, &steps, Launch::Now(strings.program(command)))?;
+        self.finish_spawn(pid, ends, leaf, started)
+    }
 
-        let args: Vec<CString> = std::iter::once(command.program.as_os_str())
-            .chain(command.args.iter().map(|a| a.as_os_str()))
-            .map(|a| CString::new(a.as_bytes()))
-            .collect::<Result<_, _>>()
-            .map_err(|_| SandboxError::Nul {
-                what: "an argument",
-            })?;
-        let envs: Vec<CString> = command
-            .env
-            .iter()
-            .map(|(k, v)| {
-                let mut pair = k.as_bytes().to_vec();
-                pair.push(b'=');
-                pair.extend_from_slice(v.as_bytes());
-                CString::new(pair)
-            })
-            .collect::<Result<_, _>>()
-            .map_err(|_| SandboxError::Nul {
-                what: "an environment variable",
-            })?;
-        let argv = null_terminated(&args);
-        let envp = null_terminated(&envs);
+    /// The handle of a child whose setup is under way, once its setup
+    /// report says the bot exec'd.
+    fn finish_spawn(
+        &self,
+        pid: libc::pid_t,
+        ends: ChildEnds,
+        leaf: LeafCgroup,
+        started: Instant,
+    ) -> Result<SandboxedChild, SandboxError> {
+        let ChildEnds {
+            stdio,
+            error,
+            report,
+            parent_alive,
+        } = ends;
+        let mut child = SandboxedChild::new(Parts {
+            pid,
+            stdio,
+            cgroup: leaf,
+            report,
+            started,
+            parent_alive,
+        });
+        match read_report(&error) {
+            Ok(None) => Ok(child),
+            Ok(Some((code, errno))) => {
+                child.kill_and_reap();
+                Err(stage_error(code, errno))
+            }
+            Err(e) => {
+                child.kill_and_reap();
+                Err(e)
+            }
+        }
+    }
+
+    /// Clones a child into new namespaces that joins `leaf`, builds its
+    /// root with `steps` and runs the confinement sequence of
+    /// [`child::run`] for `launch`; returns its pid and the runner's ends
+    /// of its pipes.
+    fn clone_confined(
+        &self,
+        leaf: &LeafCgroup,
+        steps: &[rootfs::Step],
+        launch: Launch<'_>,
+    ) -> Result<(libc::pid_t, ChildEnds), SandboxError> {
+        let limits = &self.config.limits;
+        let procs = leaf.open_procs_files()?;
+        let new_root = rootfs::cstring(&self.config.root_dir)?;
+        let app_target = rootfs::cstring(&rootfs::inside(
+            &self.config.root_dir,
+            Path::new(APP_MOUNT),
+        )?)?;
+        let cwd = rootfs::cstring(Path::new(APP_MOUNT))?;
         let fprogs: Vec<libc::sock_fprog> = self
             .filters
             .programs
@@ -549,21 +859,17 @@ impl Policy {
             parent_alive_writer: alive_write.as_raw_fd(),
             netns_fd: ready_netns.as_ref().map(|n| n.as_raw_fd()),
             procs_fds: &procs_raw,
-            rootfs: &steps,
+            rootfs: steps,
+            app_target: &app_target,
             new_root: &new_root,
             hostname: b"arena",
             rlimits: &rlimits,
             cap_last_cap: self.cap_last_cap,
-            uid: command.uid,
-            gid: command.gid,
             cwd: &cwd,
             filters: &fprogs,
-            program: &program,
-            argv: &argv,
-            envp: &envp,
+            launch,
         };
 
-        let started = Instant::now();
         let fresh_netns = if ready_netns.is_some() {
             0
         } else {
@@ -594,7 +900,6 @@ impl Policy {
         if pid == 0 {
             child::run(&setup);
         }
-        let pid = pid as libc::pid_t;
         drop((
             stdin_child,
             stdout_child,
@@ -605,44 +910,66 @@ impl Policy {
             report_write,
             ready_netns,
         ));
-
-        let mut child = SandboxedChild::new(Parts {
-            pid,
-            stdio: [stdin_parent, stdout_parent, stderr_parent],
-            cgroup: leaf,
-            report: report_read,
-            started,
-            parent_alive: alive_write,
-        });
-        match read_report(&error_read) {
-            Ok(None) => Ok(child),
-            Ok(Some((code, errno))) => {
-                child.kill_and_reap();
-                Err(match Stage::from_code(code) {
-                    Some(stage) => SandboxError::Child {
-                        stage,
-                        source: std::io::Error::from_raw_os_error(errno),
-                    },
-                    None => SandboxError::UnknownStage(code),
-                })
-            }
-            Err(e) => {
-                child.kill_and_reap();
-                Err(e)
-            }
-        }
+        Ok((
+            pid as libc::pid_t,
+            ChildEnds {
+                stdio: [stdin_parent, stdout_parent, stderr_parent],
+                error: error_read,
+                report: report_read,
+                parent_alive: alive_write,
+            },
+        ))
     }
+}
+
+/// The error for a failed setup stage as the child reported it.
+fn stage_error(code: u32, errno: i32) -> SandboxError {
+    match Stage::from_code(code) {
+        Some(stage) => SandboxError::Child {
+            stage,
+            source: std::io::Error::from_raw_os_error(errno),
+        },
+        None => SandboxError::UnknownStage(code),
+    }
+}
+
+/// A close-on-exec pair of connected packet sockets: (ours, the child's).
+fn seqpacket_pair() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: socketpair writes two descriptors into `fds`.
+    if unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
+    } != 0
+    {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors are fresh and owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// Waits for the child's setup report: `None` when exec succeeded (the pipe
 /// closed on exec), or `(stage, errno)`.
 fn read_report(pipe: &OwnedFd) -> Result<Option<(u32, i32)>, SandboxError> {
-    let deadline = Instant::now() + SETUP_TIMEOUT;
+    read_report_within(pipe, SETUP_TIMEOUT)
+}
+
+/// [`read_report`], waiting at most `timeout` (zero: only what is there).
+fn read_report_within(
+    pipe: &OwnedFd,
+    timeout: Duration,
+) -> Result<Option<(u32, i32)>, SandboxError> {
+    let deadline = Instant::now() + timeout;
     let mut report = [0u8; 8];
     let mut got = 0;
+    let mut first = true;
     loop {
         let remaining = deadline.saturating_duration_since(Instant::now());
-        if remaining.is_zero() {
+        if remaining.is_zero() && !std::mem::take(&mut first) {
             return Err(SandboxError::SetupTimeout(SETUP_TIMEOUT));
         }
         let mut poll = libc::pollfd {

@@ -195,6 +195,9 @@ fn new_sandbox(parent: &str, limits: Limits) -> Sandbox {
     let config = SandboxConfig {
         limits,
         cgroup_parent: parent.to_owned(),
+        // As a worker's: every spawn after a test's first runs in a process
+        // started ahead, so the attacks meet that path too.
+        spare_leaf: true,
         ..SandboxConfig::default()
     };
     Sandbox::new(config).unwrap_or_else(|e| panic!("Sandbox::new: {}", chain(&e)))
