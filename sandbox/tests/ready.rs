@@ -1,7 +1,8 @@
-//! A long-lived sandbox keeps a confined process started ahead in each
-//! spare leaf. A spawn that uses one must be exactly as confined as a cold
-//! one, run exactly its own command, and leave nothing of the runner's open
-//! in the waiting process.
+//! A long-lived sandbox keeps cgroup leaves made ahead, each with a
+//! confined process started ahead in it. The next spawn with the same
+//! limits takes one; a spawn that uses one must be exactly as confined as a
+//! cold one, run exactly its own command, and leave nothing of the runner's
+//! open in the waiting process; nothing is left once the sandbox is gone.
 
 use std::io::Read;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -9,8 +10,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use arena_sandbox::child::Stage;
 use arena_sandbox::cpus::CoreAllocator;
-use arena_sandbox::{RuntimeEnv, Sandbox, SandboxCommand, SandboxConfig, SandboxedChild};
+use arena_sandbox::{
+    RuntimeEnv, Sandbox, SandboxCommand, SandboxConfig, SandboxError, SandboxedChild,
+};
 
 /// Removes the test's cgroup parent from every hierarchy, also when the
 /// test fails (the sandbox, dropped first, has removed its leaves).
@@ -237,37 +241,19 @@ fn a_failing_command_uses_up_the_waiting_process_and_the_next_spawn_still_works(
     drop(child);
 
     // A program that does not exist: the exec stage fails, as it would cold.
-    wait_for_ready(&sandbox, 1);
-    let error = sandbox
-        .spawn(&command("/no/such/program", app.path()))
-        .err()
-        .expect("no such program");
-    assert!(
-        matches!(
-            error,
-            arena_sandbox::SandboxError::Child {
-                stage: arena_sandbox::child::Stage::Exec,
-                ..
-            }
-        ),
-        "{error:?}"
-    );
-
+    let failed_at = |command: &SandboxCommand, stage: Stage| {
+        wait_for_ready(&sandbox, 1);
+        match sandbox.spawn(command) {
+            Err(SandboxError::Child { stage: at, .. }) if at == stage => {}
+            Err(other) => panic!("failed otherwise than at {stage:?}: {other:?}"),
+            Ok(_) => panic!("spawned, though it should fail at {stage:?}"),
+        }
+    };
+    failed_at(&command("/no/such/program", app.path()), Stage::Exec);
     // A directory that does not exist: binding it fails.
-    wait_for_ready(&sandbox, 1);
-    let error = sandbox
-        .spawn(&command("/bin/true", Path::new("/no/such/dir")))
-        .err()
-        .expect("no such directory");
-    assert!(
-        matches!(
-            error,
-            arena_sandbox::SandboxError::Child {
-                stage: arena_sandbox::child::Stage::BindProgramDir,
-                ..
-            }
-        ),
-        "{error:?}"
+    failed_at(
+        &command("/bin/true", Path::new("/no/such/dir")),
+        Stage::BindProgramDir,
     );
 
     // A NUL byte never reaches the process, which stays ready.
@@ -276,10 +262,7 @@ fn a_failing_command_uses_up_the_waiting_process_and_the_next_spawn_still_works(
         .spawn(&command("/bin/true", app.path()).arg("a\0b"))
         .err()
         .expect("a NUL byte");
-    assert!(
-        matches!(error, arena_sandbox::SandboxError::Nul { .. }),
-        "{error:?}"
-    );
+    assert!(matches!(error, SandboxError::Nul { .. }), "{error:?}");
     assert_eq!(sandbox.ready_processes(), 1);
 
     let mut child = sandbox.spawn(&command("/bin/true", app.path())).unwrap();
@@ -344,4 +327,52 @@ fn leaves(parent: &str) -> Vec<std::path::PathBuf> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+#[test]
+fn the_next_spawn_takes_the_leaf_made_ahead_and_none_outlives_the_sandbox() {
+    let parent = format!("arena-spare-test-{}", std::process::id());
+    let _guard = ParentGuard(parent.clone());
+    let sandbox = long_lived(&parent);
+    let app = app_dir("spare");
+    let cores = CoreAllocator::available().unwrap();
+    let command = SandboxCommand::new("/bin/true", app.path(), 65_534)
+        .env("PATH", RuntimeEnv::host_default().search_path())
+        .cpus(vec![cores[0]])
+        .label("bot");
+
+    let mut first = sandbox.spawn(&command).unwrap();
+    assert_eq!(first.wait().unwrap().code, Some(0));
+    drop(first);
+    // Made on the spawner's thread once the spawn has been answered.
+    let waited = Instant::now();
+    while leaves(&parent).is_empty() && waited.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let ahead = leaves(&parent);
+    assert_eq!(ahead.len(), 1, "one leaf made ahead: {ahead:?}");
+    assert!(ahead[0].to_string_lossy().ends_with("-spare"), "{ahead:?}");
+
+    // Same limits: the spawn runs in the leaf made ahead.
+    let mut second = sandbox.spawn(&command).unwrap();
+    let during = leaves(&parent);
+    assert!(during.contains(&ahead[0]), "{during:?}");
+    let verdict = second.wait().unwrap();
+    assert_eq!(verdict.code, Some(0), "{verdict:?}");
+    drop(second);
+
+    // Other limits: a fresh leaf (and a spare for those limits too).
+    let other = command.clone().cpus(vec![*cores.last().unwrap()]);
+    let mut third = sandbox.spawn(&other).unwrap();
+    let verdict = third.wait().unwrap();
+    assert_eq!(verdict.code, Some(0), "{verdict:?}");
+    drop(third);
+
+    assert!(
+        sandbox.remove_parent_if_empty().unwrap(),
+        "{:?}",
+        leaves(&parent)
+    );
+    drop(sandbox);
+    assert!(leaves(&parent).is_empty());
 }
