@@ -445,16 +445,7 @@ unsafe fn await_order(inbox: &Inbox) -> Result<Program<'static>, Failure> {
         libc::close(inbox.socket);
         let bytes = std::slice::from_raw_parts(inbox.buffer.cast_const(), received);
         let pointers = std::slice::from_raw_parts_mut(inbox.pointers, inbox.pointers_len);
-        let order = ready::decode(bytes, pointers).ok_or((Stage::ReadOrder, libc::EINVAL))?;
-        Ok(Program {
-            app_dir: order.app_dir,
-            app_writable: order.writable,
-            uid: order.uid,
-            gid: order.gid,
-            program: order.program,
-            argv: order.argv,
-            envp: order.envp,
-        })
+        ready::decode(bytes, pointers).ok_or((Stage::ReadOrder, libc::EINVAL))
     }
 }
 

@@ -20,6 +20,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 use crate::cgroup::{CgroupLimits, LeafCgroup};
+use crate::child::Program;
 
 /// Room for one order, in bytes: far more than any bot's command line and
 /// environment, and below a local socket's default send buffer, so an
@@ -37,19 +38,20 @@ const HEADER_BYTES: usize = HEADER_WORDS * 4;
 /// What the waiting process sends once everything ahead is done.
 pub(crate) const READY_BYTE: u8 = b'R';
 
-/// The per-command part of a spawn, as it travels to the waiting process.
+/// The per-command part of a spawn, encoded once: it travels to a waiting
+/// process as it is, and a cold spawn reads it back in the parent.
 #[derive(Debug)]
 pub struct Order {
     bytes: Vec<u8>,
+    /// Arguments and environment variables together.
+    strings: usize,
 }
 
-/// Why a command cannot travel as an order.
+/// Why a command cannot be an order.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
-pub enum OrderError {
-    #[error("{what} contains a NUL byte")]
-    Nul { what: &'static str },
-    #[error("the command is larger than an order can carry")]
-    TooLarge,
+#[error("{what} contains a NUL byte")]
+pub struct NulInCommand {
+    pub what: &'static str,
 }
 
 impl Order {
@@ -64,10 +66,7 @@ impl Order {
         program: &[u8],
         args: &[&[u8]],
         env: &[(&[u8], &[u8])],
-    ) -> Result<Order, OrderError> {
-        if args.len() + env.len() + 2 > ORDER_STRINGS {
-            return Err(OrderError::TooLarge);
-        }
+    ) -> Result<Order, NulInCommand> {
         let mut bytes = Vec::with_capacity(256);
         for word in [
             uid,
@@ -80,7 +79,7 @@ impl Order {
         }
         let mut push = |parts: &[&[u8]], what| {
             if parts.iter().any(|p| p.contains(&0)) {
-                return Err(OrderError::Nul { what });
+                return Err(NulInCommand { what });
             }
             for part in parts {
                 bytes.extend_from_slice(part);
@@ -96,35 +95,33 @@ impl Order {
         for (key, value) in env {
             push(&[key, b"=", value], "an environment variable")?;
         }
-        // Strictly below the room, so a full receive means a cut order.
-        if bytes.len() >= ORDER_BYTES {
-            return Err(OrderError::TooLarge);
-        }
-        Ok(Order { bytes })
+        Ok(Order {
+            bytes,
+            strings: args.len() + env.len(),
+        })
     }
 
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes
     }
+
+    /// Room for the pointer arrays [`decode`] writes.
+    pub fn pointers_needed(&self) -> usize {
+        self.strings + 2
+    }
+
+    /// Whether a waiting process can take it: strictly below its room, so
+    /// that a full receive there means a cut order.
+    pub fn fits_inbox(&self) -> bool {
+        self.bytes.len() < ORDER_BYTES && self.pointers_needed() <= ORDER_STRINGS
+    }
 }
 
-/// An order as the waiting process reads it: borrowed from its receive
-/// buffer, with the pointer arrays `execve` needs written into `pointers`.
-pub struct Received<'a> {
-    pub app_dir: &'a CStr,
-    pub writable: bool,
-    pub uid: u32,
-    pub gid: u32,
-    pub program: &'a CStr,
-    /// NULL-terminated.
-    pub argv: &'a [*const c_char],
-    /// NULL-terminated.
-    pub envp: &'a [*const c_char],
-}
-
-/// Reads an order without allocating (it runs between clone and exec).
-/// `None` for anything [`Order::encode`] never writes.
-pub fn decode<'a>(bytes: &'a [u8], pointers: &'a mut [*const c_char]) -> Option<Received<'a>> {
+/// Reads an order without allocating (a waiting process reads it between
+/// clone and exec): borrowed from `bytes`, with the NULL-terminated pointer
+/// arrays `execve` needs written into `pointers`. `None` for anything
+/// [`Order::encode`] never writes.
+pub fn decode<'a>(bytes: &'a [u8], pointers: &'a mut [*const c_char]) -> Option<Program<'a>> {
     let word = |i: usize| -> Option<u32> {
         let at = bytes.get(i * 4..i * 4 + 4)?;
         Some(u32::from_ne_bytes([at[0], at[1], at[2], at[3]]))
@@ -155,9 +152,9 @@ pub fn decode<'a>(bytes: &'a [u8], pointers: &'a mut [*const c_char]) -> Option<
     if !rest.is_empty() {
         return None;
     }
-    Some(Received {
+    Some(Program {
         app_dir,
-        writable: writable == 1,
+        app_writable: writable == 1,
         uid,
         gid,
         program,
@@ -325,7 +322,7 @@ mod tests {
         let got = decode(order.as_bytes(), &mut pointers).unwrap();
         assert_eq!(got.app_dir, c("/srv/bots/a").as_c_str());
         assert_eq!(got.program, c("/bin/sh").as_c_str());
-        assert!(got.writable);
+        assert!(got.app_writable);
         assert_eq!((got.uid, got.gid), (60_001, 60_002));
         assert_eq!(got.argv.len(), 4);
         assert!(got.argv[3].is_null());
@@ -339,7 +336,7 @@ mod tests {
         let order = Order::encode(b"/a", false, 1, 1, b"/p", &[], &[]).unwrap();
         let mut pointers = vec![std::ptr::null(); 2];
         let got = decode(order.as_bytes(), &mut pointers).unwrap();
-        assert!(!got.writable);
+        assert!(!got.app_writable);
         assert_eq!(got.argv.len(), 1);
         assert_eq!(got.envp.len(), 1);
     }
@@ -368,28 +365,35 @@ mod tests {
     }
 
     #[test]
-    fn nul_bytes_and_oversized_commands_do_not_become_orders() {
+    fn nul_bytes_do_not_become_orders_and_oversized_ones_do_not_fit() {
         assert_eq!(
             Order::encode(b"/a", false, 1, 1, b"/p", &[b"a\0b"], &[]).unwrap_err(),
-            OrderError::Nul {
+            NulInCommand {
                 what: "an argument"
             }
         );
         assert_eq!(
             Order::encode(b"/a", false, 1, 1, b"/p", &[], &[(b"K\0", b"v")]).unwrap_err(),
-            OrderError::Nul {
+            NulInCommand {
                 what: "an environment variable"
             }
         );
+        let small = Order::encode(b"/a", false, 1, 1, b"/p", &[b"x"], &[]).unwrap();
+        assert!(small.fits_inbox());
         let huge = vec![b'x'; ORDER_BYTES];
+        let order = Order::encode(b"/a", false, 1, 1, b"/p", &[&huge], &[]).unwrap();
+        assert!(!order.fits_inbox());
+        // Too large to wait for, but it still reads back (a cold spawn's).
+        let mut pointers = vec![std::ptr::null(); order.pointers_needed()];
         assert_eq!(
-            Order::encode(b"/a", false, 1, 1, b"/p", &[&huge], &[]).unwrap_err(),
-            OrderError::TooLarge
+            decode(order.as_bytes(), &mut pointers).unwrap().argv.len(),
+            2
         );
         let many: Vec<&[u8]> = vec![b"x"; ORDER_STRINGS];
-        assert_eq!(
-            Order::encode(b"/a", false, 1, 1, b"/p", &many, &[]).unwrap_err(),
-            OrderError::TooLarge
+        assert!(
+            !Order::encode(b"/a", false, 1, 1, b"/p", &many, &[])
+                .unwrap()
+                .fits_inbox()
         );
     }
 }

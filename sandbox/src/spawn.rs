@@ -1,7 +1,7 @@
 //! The parent side: prepare everything, clone into new namespaces, wait for
 //! the child's report, and hand back a [`SandboxedChild`].
 
-use std::ffi::{CString, OsString, c_char};
+use std::ffi::{OsString, c_char};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -10,13 +10,15 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use crate::cgroup::{CgroupError, CgroupLimits, CgroupManager, CgroupSetup, CpuQuota, LeafCgroup};
-use crate::child::{self, ChildSetup, Inbox, Launch, Program, Stage};
+use crate::child::{self, ChildSetup, Inbox, Launch, Stage};
 use crate::env::RuntimeEnv;
 use crate::handle::Parts;
 pub use crate::handle::{SandboxedChild, Verdict, WaitError};
 use crate::init::InitSetup;
 use crate::netns::{self, NetnsPool};
-use crate::ready::{ChildEnds, ORDER_BYTES, ORDER_STRINGS, Order, OrderError, ReadyChild, Spare};
+use crate::ready::{
+    self, ChildEnds, NulInCommand, ORDER_BYTES, ORDER_STRINGS, Order, ReadyChild, Spare,
+};
 use crate::rootfs::{self, RootSpec, RootfsError};
 use crate::seccomp::{SeccompError, SeccompFilters};
 
@@ -193,6 +195,8 @@ pub enum SandboxError {
     Rootfs(#[from] RootfsError),
     #[error("{what} contains a NUL byte")]
     Nul { what: &'static str },
+    #[error("the command does not read back from its own encoding")]
+    UnreadableOrder,
     #[error("the command needs at least one core")]
     NoCores,
     #[error("creating a pipe")]
@@ -448,64 +452,9 @@ impl Drop for Sandbox {
     }
 }
 
-/// The command's strings as the child reads them; the pointer arrays point
-/// into the strings, so they live together.
-struct ProgramStrings {
-    app_dir: CString,
-    program: CString,
-    _args: Vec<CString>,
-    _envs: Vec<CString>,
-    argv: Vec<*const c_char>,
-    envp: Vec<*const c_char>,
-}
-
-impl ProgramStrings {
-    fn new(command: &SandboxCommand) -> Result<ProgramStrings, SandboxError> {
-        let args: Vec<CString> = std::iter::once(command.program.as_os_str())
-            .chain(command.args.iter().map(|a| a.as_os_str()))
-            .map(|a| CString::new(a.as_bytes()))
-            .collect::<Result<_, _>>()
-            .map_err(|_| SandboxError::Nul {
-                what: "an argument",
-            })?;
-        let envs: Vec<CString> = command
-            .env
-            .iter()
-            .map(|(k, v)| {
-                let mut pair = k.as_bytes().to_vec();
-                pair.push(b'=');
-                pair.extend_from_slice(v.as_bytes());
-                CString::new(pair)
-            })
-            .collect::<Result<_, _>>()
-            .map_err(|_| SandboxError::Nul {
-                what: "an environment variable",
-            })?;
-        Ok(ProgramStrings {
-            app_dir: rootfs::cstring(&command.app_dir)?,
-            program: rootfs::cstring(&command.program)?,
-            argv: null_terminated(&args),
-            envp: null_terminated(&envs),
-            _args: args,
-            _envs: envs,
-        })
-    }
-
-    fn program<'a>(&'a self, command: &SandboxCommand) -> Program<'a> {
-        Program {
-            app_dir: &self.app_dir,
-            app_writable: command.app_writable,
-            uid: command.uid,
-            gid: command.gid,
-            program: &self.program,
-            argv: &self.argv,
-            envp: &self.envp,
-        }
-    }
-}
-
-/// The command as an order for a process started ahead.
-fn order_of(command: &SandboxCommand) -> Result<Order, OrderError> {
+/// The command as an order: sent as it is to a process started ahead, read
+/// back by a cold spawn.
+fn order_of(command: &SandboxCommand) -> Result<Order, SandboxError> {
     let args: Vec<&[u8]> = std::iter::once(command.program.as_os_str())
         .chain(command.args.iter().map(|a| a.as_os_str()))
         .map(|a| a.as_bytes())
@@ -524,6 +473,7 @@ fn order_of(command: &SandboxCommand) -> Result<Order, OrderError> {
         &args,
         &env,
     )
+    .map_err(|NulInCommand { what }| SandboxError::Nul { what })
 }
 
 impl Policy {
@@ -664,9 +614,9 @@ impl Policy {
             return None;
         }
         let order = match order_of(command) {
-            Ok(order) => order,
-            Err(OrderError::Nul { what }) => return Some(Err(SandboxError::Nul { what })),
-            Err(OrderError::TooLarge) => return None,
+            Ok(order) if order.fits_inbox() => order,
+            Ok(_) => return None,
+            Err(e) => return Some(Err(e)),
         };
         let Spare {
             limits: spare_limits,
@@ -755,11 +705,13 @@ impl Policy {
         } else {
             rootfs::plan(&self.config.root_dir, &spec)?
         };
-        let strings = ProgramStrings::new(command)?;
+        let order = order_of(command)?;
+        let mut pointers = vec![std::ptr::null(); order.pointers_needed()];
+        let program =
+            ready::decode(order.as_bytes(), &mut pointers).ok_or(SandboxError::UnreadableOrder)?;
         self.cold_spawns.fetch_add(1, Ordering::Relaxed);
         let started = Instant::now();
-        let (pid, ends) =
-            self.clone_confined(&leaf, &steps, Launch::Now(strings.program(command)))?;
+        let (pid, ends) = self.clone_confined(&leaf, &steps, Launch::Now(program))?;
         self.finish_spawn(pid, ends, leaf, started)
     }
 
@@ -1020,14 +972,6 @@ fn read_report_within(
             return Ok(Some((code, errno)));
         }
     }
-}
-
-fn null_terminated(strings: &[CString]) -> Vec<*const c_char> {
-    strings
-        .iter()
-        .map(|s| s.as_ptr())
-        .chain(std::iter::once(std::ptr::null()))
-        .collect()
 }
 
 /// Makes `fd` non-blocking (the spawner reads the init's report only once
