@@ -241,13 +241,21 @@ pub struct Sandbox {
 enum Job {
     /// One spawn, and where its answer goes.
     Spawn(
-        SandboxCommand,
+        SpawnRequest,
         mpsc::SyncSender<Result<SandboxedChild, SandboxError>>,
     ),
     /// Keep a spare for these limits, now that one was used.
     Refill(CgroupLimits),
     /// Drop every spare, after every job sent before this one.
     DropSpares(mpsc::SyncSender<()>),
+}
+
+/// A spawn as the spawner thread needs it: the command encoded once, the
+/// limits of its leaf, and the leaf's label.
+struct SpawnRequest {
+    order: Order,
+    limits: CgroupLimits,
+    label: String,
 }
 
 /// How many spawns started cold and how many in a process started ahead.
@@ -349,14 +357,13 @@ impl Sandbox {
                 let template = shared.prepare_template();
                 for job in requests {
                     match job {
-                        Job::Spawn(command, reply) => {
-                            let limits = shared.leaf_limits(&command);
-                            let spawned = shared.spawn_on_this_thread(&command, &limits, template);
+                        Job::Spawn(request, reply) => {
+                            let spawned = shared.spawn_on_this_thread(&request, template);
                             // The caller may have given up waiting; nothing to do then.
                             let _ = reply.send(spawned);
                             // Made while the caller goes on with its child.
-                            if shared.config.spare_leaf && !command.cpus.is_empty() {
-                                shared.keep_spare(limits, template);
+                            if shared.config.spare_leaf {
+                                shared.keep_spare(request.limits, template);
                             }
                         }
                         Job::Refill(limits) => shared.keep_spare(limits, template),
@@ -426,15 +433,21 @@ impl Sandbox {
             return Err(SandboxError::NoCores);
         }
         let jobs = self.jobs.as_ref().ok_or(SandboxError::SpawnerGone)?;
+        let order = order_of(command)?;
         // A process started ahead needs no clone: it is ordered from here,
         // and the spawner thread starts the next one meanwhile.
         let limits = self.policy.leaf_limits(command);
-        if let Some(spawned) = self.policy.start_prestarted(command, &limits) {
+        if let Some(spawned) = self.policy.start_prestarted(&order, &limits) {
             let _ = jobs.send(Job::Refill(limits));
             return spawned;
         }
+        let request = SpawnRequest {
+            order,
+            limits,
+            label: command.label.clone(),
+        };
         let (reply, answer) = mpsc::sync_channel(1);
-        jobs.send(Job::Spawn(command.clone(), reply))
+        jobs.send(Job::Spawn(request, reply))
             .map_err(|_| SandboxError::SpawnerGone)?;
         answer.recv().map_err(|_| SandboxError::SpawnerGone)?
     }
@@ -585,39 +598,31 @@ impl Policy {
     /// waits with these limits, else cloned here into a spare or fresh leaf.
     fn spawn_on_this_thread(
         &self,
-        command: &SandboxCommand,
-        limits: &CgroupLimits,
+        request: &SpawnRequest,
         template: bool,
     ) -> Result<SandboxedChild, SandboxError> {
-        if command.cpus.is_empty() {
-            return Err(SandboxError::NoCores);
-        }
-        if let Some(spawned) = self.start_prestarted(command, limits) {
+        let limits = &request.limits;
+        if let Some(spawned) = self.start_prestarted(&request.order, limits) {
             return spawned;
         }
         let leaf = match self.take_spare(|s| s.limits == *limits && s.ready.is_none()) {
             Some(spare) => spare.leaf,
-            None => self.new_leaf(&command.label, limits)?,
+            None => self.new_leaf(&request.label, limits)?,
         };
-        self.spawn_here(command, leaf, template)
+        self.spawn_here(&request.order, leaf, template)
     }
 
-    /// Orders a process started ahead for `limits` to run `command`;
-    /// `None` when none waits or it cannot take this command (which is
-    /// then cloned the ordinary way).
+    /// Sends `order` to a process started ahead for `limits`; `None` when
+    /// none waits or the order does not fit (the command is then cloned
+    /// the ordinary way).
     fn start_prestarted(
         &self,
-        command: &SandboxCommand,
+        order: &Order,
         limits: &CgroupLimits,
     ) -> Option<Result<SandboxedChild, SandboxError>> {
-        if !self.config.spare_leaf {
+        if !self.config.spare_leaf || !order.fits_inbox() {
             return None;
         }
-        let order = match order_of(command) {
-            Ok(order) if order.fits_inbox() => order,
-            Ok(_) => return None,
-            Err(e) => return Some(Err(e)),
-        };
         let Spare {
             limits: spare_limits,
             ready,
@@ -625,7 +630,7 @@ impl Policy {
         } = self.take_spare(|s| s.limits == *limits && s.ready.is_some())?;
         let ready = ready?;
         let started = Instant::now();
-        if !ready.send(&order) {
+        if !ready.send(order) {
             // It died waiting; its leaf can still serve a cold spawn.
             drop(ready);
             lock(&self.spares).push(Spare {
@@ -691,11 +696,11 @@ impl Policy {
         )
     }
 
-    /// Spawns on the calling thread (the spawner thread) into `leaf`, on
-    /// the shared root when `template` says it is in place.
+    /// Spawns `order` on the calling thread (the spawner thread) into
+    /// `leaf`, on the shared root when `template` says it is in place.
     fn spawn_here(
         &self,
-        command: &SandboxCommand,
+        order: &Order,
         leaf: LeafCgroup,
         template: bool,
     ) -> Result<SandboxedChild, SandboxError> {
@@ -705,7 +710,6 @@ impl Policy {
         } else {
             rootfs::plan(&self.config.root_dir, &spec)?
         };
-        let order = order_of(command)?;
         let mut pointers = vec![std::ptr::null(); order.pointers_needed()];
         let program =
             ready::decode(order.as_bytes(), &mut pointers).ok_or(SandboxError::UnreadableOrder)?;
@@ -918,12 +922,8 @@ fn read_report_within(
     let deadline = Instant::now() + timeout;
     let mut report = [0u8; 8];
     let mut got = 0;
-    let mut first = true;
     loop {
         let remaining = deadline.saturating_duration_since(Instant::now());
-        if remaining.is_zero() && !std::mem::take(&mut first) {
-            return Err(SandboxError::SetupTimeout(SETUP_TIMEOUT));
-        }
         let mut poll = libc::pollfd {
             fd: pipe.as_raw_fd(),
             events: libc::POLLIN,
@@ -945,6 +945,10 @@ fn read_report_within(
             return Err(SandboxError::Pipe(err));
         }
         if ready == 0 {
+            // Nothing there by the deadline (at once for a zero timeout).
+            if Instant::now() >= deadline {
+                return Err(SandboxError::SetupTimeout(SETUP_TIMEOUT));
+            }
             continue;
         }
         // SAFETY: reads into the unfilled tail of `report`.
