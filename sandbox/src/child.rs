@@ -207,6 +207,12 @@ fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
     // process has its own copy of the parent's memory), in a process that has
     // just been cloned and runs no other thread.
     unsafe {
+        if let Launch::Ordered(_) = &s.launch {
+            // Named for what it is while it waits, not as a copy of the
+            // runner, from before anyone can see it in the leaf.
+            init::show_as(s.init.runner_args, READY_NAME);
+            libc::prctl(libc::PR_SET_NAME, READY_NAME.as_ptr(), 0, 0, 0);
+        }
         for &fd in s.procs_fds {
             check(
                 libc::write(fd, b"0".as_ptr().cast(), 1) as _,
@@ -228,9 +234,6 @@ fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
                 .map_err(|e| (Stage::Loopback, e.raw_os_error().unwrap_or(libc::EIO)))?,
         }
         if let Launch::Ordered(inbox) = &s.launch {
-            // Named for what it is while it waits, not as a copy of the runner.
-            init::show_as(s.init.runner_args, READY_NAME);
-            libc::prctl(libc::PR_SET_NAME, READY_NAME.as_ptr(), 0, 0, 0);
             // It may wait long: it must not keep the runner's sockets and
             // pipes open meanwhile.
             close_all_but([

@@ -44,13 +44,15 @@ impl CgroupParent {
         pids
     }
 
-    /// Leaves (by name) with at least one process in some hierarchy: one
-    /// per running sandbox.
+    /// Leaves (by name) with a running bot in some hierarchy: one per
+    /// running sandbox. A leaf whose only process is a confined process
+    /// started ahead (`arena-ready`, waiting for the worker's next bot) runs
+    /// no bot yet.
     pub fn busy_leaves(&self) -> usize {
         let busy: BTreeSet<std::ffi::OsString> = self
             .leaves()
             .into_iter()
-            .filter(|leaf| !leaf_pids(leaf).is_empty())
+            .filter(|leaf| leaf_pids(leaf).into_iter().any(|pid| !waits_for_a_bot(pid)))
             .filter_map(|leaf| leaf.file_name().map(|n| n.to_owned()))
             .collect();
         busy.len()
@@ -65,6 +67,14 @@ impl CgroupParent {
             .filter(|p| p.is_dir())
             .collect()
     }
+}
+
+/// Whether `pid` is a sandbox's process started ahead, still waiting (a
+/// process that is gone counts as waiting: it runs nothing).
+fn waits_for_a_bot(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .map(|name| name.trim_end() == "arena-ready")
+        .unwrap_or(true)
 }
 
 /// Processes listed in one leaf directory.
