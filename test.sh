@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The README's test command: installs the Debian packages the test suite
-# needs that are missing, then runs the whole suite. Arguments are passed on
-# to `cargo test` (e.g. `./test.sh -p arena-engine`, `./test.sh -- --nocapture`).
+# needs that are missing, then runs the whole suite: `cargo test` over the
+# workspace, then the Python package `arena_rl` (python/) built as a wheel,
+# installed with pip and tested with pytest. Arguments are passed on to
+# `cargo test` (e.g. `./test.sh -p arena-engine`, `./test.sh -- --nocapture`),
+# and then only the Rust tests run.
 #
 # When everything is present it installs nothing and needs no network; a
 # missing package needs apt-get and root (or sudo). `.ci/run` calls exactly
@@ -74,4 +77,59 @@ if ! python3 -c 'import moto.server' >/dev/null 2>&1; then
     "${pip[@]}" || "${pip[@]}" --break-system-packages
 fi
 
-exec cargo test --workspace --locked "$@"
+# pip for whichever python3 is first on PATH; a Debian python3 refuses
+# packages outside apt unless told otherwise.
+pip_install() {
+    local pip=(python3 -m pip install --quiet --disable-pip-version-check)
+    "${pip[@]}" "$@" || "${pip[@]}" --break-system-packages "$@"
+}
+
+cargo test --workspace --locked "$@"
+if [ "$#" -gt 0 ]; then
+    exit 0
+fi
+
+# The Python package: the tools it is built and tested with, pinned like
+# onnx and moto above. Only the missing or differently versioned ones are
+# installed.
+python_pins=(maturin==1.16.0 numpy==2.4.6 pytest==9.2.0 gymnasium==1.4.0 pettingzoo==1.27.0)
+missing_pins=$(python3 - "${python_pins[@]}" <<'PY'
+import sys
+from importlib.metadata import PackageNotFoundError, version
+for pin in sys.argv[1:]:
+    name, wanted = pin.split("==")
+    try:
+        ok = version(name) == wanted
+    except PackageNotFoundError:
+        ok = False
+    if not ok:
+        print(pin)
+PY
+)
+if [ -n "$missing_pins" ]; then
+    echo "test.sh: installing Python packages:" $missing_pins >&2
+    # shellcheck disable=SC2086
+    pip_install $missing_pins
+fi
+
+# The wheel, exactly as a participant gets it (`pip install ./python` builds
+# the same), built into a fresh folder so no stale wheel is picked up. The
+# release profile reuses the engine that the quick-start test already built.
+wheels=$(mktemp -d)
+trap 'rm -rf "$wheels"' EXIT
+python3 -m maturin build --release --locked --quiet -m python/Cargo.toml -o "$wheels"
+pip_install --force-reinstall --no-deps "$wheels"/arena_rl-*.whl
+
+# The Python tests check replays with the same `arena` the Rust tests built.
+cargo build --locked --quiet -p arena-cli --bin arena
+export ARENA_BIN="$PWD/target/debug/arena"
+# Run from the repository root, so `import arena_rl` finds the installed
+# wheel and not the source folder. Exit 5 is pytest's "no tests collected":
+# a failure here, never a pass.
+status=0
+python3 -m pytest -q -p no:cacheprovider python/tests || status=$?
+if [ "$status" -eq 5 ]; then
+    echo "test.sh: pytest collected no tests" >&2
+    exit 1
+fi
+exit "$status"

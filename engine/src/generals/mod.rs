@@ -16,9 +16,11 @@ pub mod action;
 pub mod board;
 pub mod frame;
 pub mod mapgen;
+pub mod observe;
 pub mod random;
 pub mod rules;
 pub mod ruleset;
+pub mod scripted;
 pub mod state;
 
 pub use action::{Action, ActionKind, Direction};
