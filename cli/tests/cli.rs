@@ -777,6 +777,24 @@ fn classic_2v2_and_free_for_all_play_and_replay() {
             .sum();
         assert!((scores - seats as f64 / 2.0).abs() < 1e-9, "{result}");
         assert_eq!(verify(&replay).status.code(), Some(0), "{mode}");
+
+        // The same replay as recorded before the rules version existed
+        // (the rotating move order): refused as input, by version.
+        let mut doc: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&replay).unwrap()).unwrap();
+        assert_eq!(doc["initial"]["rules_version"], 2, "{mode}");
+        doc["initial"]
+            .as_object_mut()
+            .unwrap()
+            .remove("rules_version");
+        std::fs::write(&replay, serde_json::to_vec(&doc).unwrap()).unwrap();
+        let old = verify(&replay);
+        assert_eq!(old.status.code(), Some(1), "{mode}");
+        let stderr = String::from_utf8_lossy(&old.stderr);
+        assert!(
+            stderr.contains("rules version 1 (moves in a rotating seat order)"),
+            "{stderr}"
+        );
     }
 }
 

@@ -14,10 +14,11 @@
 //!
 //! The free-for-all (2..=8 seats) and 2v2 formats are played by a separate
 //! engine, [`GeneralsClassicMulti`], under the same name and entry (option
-//! `mode`): [`multi`] holds its state and validation, [`multi_rules`] the
-//! step, captures and placements, [`multi_frame`] the N-seat handshake and
-//! frame, [`multi_game`] the [`Game`] impl and a random legal player. The
-//! rules are in `docs/games/generals-classic.md`, "Free-for-all and 2v2".
+//! `mode`): [`multi`] holds its state, validation and rules version,
+//! [`multi_rules`] the move order, step, captures and placements,
+//! [`multi_frame`] the N-seat handshake and frame, [`multi_game`] the
+//! [`Game`] impl and a random legal player. The rules are in
+//! `docs/games/generals-classic.md`, "Free-for-all and 2v2".
 
 pub mod mapgen;
 pub mod multi;
@@ -31,8 +32,12 @@ pub mod start;
 #[cfg(test)]
 mod tests;
 
-pub use multi::{GeneralsClassicMulti, Mode, MultiState, MultiStateError, SeatState};
+pub use multi::{
+    GeneralsClassicMulti, Mode, MultiState, MultiStateError, ROTATION_RULES_VERSION, RULES_VERSION,
+    SeatState,
+};
 pub use multi_game::random_legal_action;
+pub use multi_rules::MovePriority;
 pub use setup::SetupError;
 pub use start::StartError;
 
@@ -180,7 +185,9 @@ fn new_match(setup: &registry::MatchSetup<'_>) -> Result<Box<dyn Match>, registr
 
 /// Opens a replay of any format: a multi-player state carries a `mode`
 /// field, a 1v1 state (the shared engine's JSON) has none, so the 1v1
-/// replay format is unchanged.
+/// replay format is unchanged. A multi-player replay recorded under other
+/// rules than this engine plays (an absent `rules_version` is the old
+/// rotating order) is refused before it is read, by version.
 fn open_replay(bytes: &[u8]) -> Result<Box<dyn AnyReplay>, ReplayError> {
     #[derive(Deserialize)]
     struct Header {
@@ -189,13 +196,24 @@ fn open_replay(bytes: &[u8]) -> Result<Box<dyn AnyReplay>, ReplayError> {
     #[derive(Deserialize)]
     struct Initial {
         mode: Option<serde::de::IgnoredAny>,
+        rules_version: Option<u32>,
     }
     let header: Header = serde_json::from_slice(bytes).map_err(ReplayError::Parse)?;
-    if header.initial.mode.is_some() {
-        crate::replay::open::<GeneralsClassicMulti>(bytes)
-    } else {
-        crate::replay::open::<GeneralsClassic>(bytes)
+    if header.initial.mode.is_none() {
+        return crate::replay::open::<GeneralsClassic>(bytes);
     }
+    let found = header
+        .initial
+        .rules_version
+        .unwrap_or(multi::ROTATION_RULES_VERSION);
+    if found != multi::RULES_VERSION {
+        let reason = MultiStateError::RulesVersion { found }.to_string();
+        return Err(ReplayError::Game(registry::SetupError::Invalid {
+            game: ENTRY.name,
+            reason: format!("this replay cannot be re-simulated: {reason}"),
+        }));
+    }
+    crate::replay::open::<GeneralsClassicMulti>(bytes)
 }
 
 /// The registry entry: 1v1 on two seats (the competition's engine), 2v2 on

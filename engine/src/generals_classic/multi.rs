@@ -9,6 +9,12 @@
 //! owner codes, the seats' records, the generals.
 //!
 //! Owner codes on the board: 0 neutral, `s + 1` seat `s`.
+//!
+//! Every state names the rules version it is played under
+//! ([`RULES_VERSION`]). A state without one was written before the field
+//! existed, under the rotating move order (version 1); that order is gone,
+//! so such a state, and a replay that starts from one, is refused by name
+//! rather than re-simulated under rules it was not played by.
 
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +23,19 @@ use super::start::StartError;
 use crate::game::Outcome;
 use crate::generals::Kind;
 use crate::generals::state::{MAX_TOTAL_ARMY, MAX_TURNS_LIMIT, side_ok};
+
+/// The rules version this engine plays: moves in the 1v1 priority order
+/// (chasing, reinforcing, smaller source army, lower seat).
+pub const RULES_VERSION: u32 = 2;
+
+/// The first version, which moved the seats in a rotating order (seat
+/// `t mod N` first at time `t`); what a state without the field was played by.
+pub const ROTATION_RULES_VERSION: u32 = 1;
+
+/// What a state written before [`MultiState::rules_version`] existed reads as.
+fn rotation_rules_version() -> u32 {
+    ROTATION_RULES_VERSION
+}
 
 /// Fewest and most seats the multi-player engine takes.
 pub const MIN_SEATS: usize = 2;
@@ -79,6 +98,11 @@ pub struct MultiState {
     /// `ffa` or `2v2`; its presence is what tells a multi-player state from
     /// a 1v1 one in a replay.
     pub mode: Mode,
+    /// The rules the game is played under; only [`RULES_VERSION`] is
+    /// accepted. Absent means [`ROTATION_RULES_VERSION`], so that files
+    /// from before the field are recognised and refused by name.
+    #[serde(default = "rotation_rules_version")]
+    pub rules_version: u32,
     pub height: usize,
     pub width: usize,
     /// The turn limit: the game ends (`turn_limit`) when time reaches it.
@@ -108,6 +132,12 @@ pub enum MultiStateError {
         accepted: &'static str,
         seats: usize,
     },
+    #[error(
+        "the state is played under rules version {found}{}; this engine plays only \
+         version {RULES_VERSION} (moves by priority: chasing, reinforcing, smaller army, seat)",
+        version_name(*.found)
+    )]
+    RulesVersion { found: u32 },
     #[error("board is {height}x{width}; each side must be 1..=255")]
     Size { height: usize, width: usize },
     #[error("the {plane} plane has {got} cells, expected {expected}")]
@@ -197,6 +227,7 @@ impl GeneralsClassicMulti {
             .collect();
         GeneralsClassicMulti::try_from(MultiState {
             mode,
+            rules_version: RULES_VERSION,
             height: start.height,
             width: start.width,
             max_turns,
@@ -261,6 +292,15 @@ impl GeneralsClassicMulti {
     }
 }
 
+/// How an error names a version other than the current one.
+fn version_name(version: u32) -> &'static str {
+    if version == ROTATION_RULES_VERSION {
+        " (moves in a rotating seat order)"
+    } else {
+        ""
+    }
+}
+
 fn check_seats(mode: Mode, seats: usize) -> Result<(), MultiStateError> {
     if mode.accepts(seats) {
         return Ok(());
@@ -290,6 +330,12 @@ fn check_plane(plane: &'static str, got: usize, expected: usize) -> Result<(), M
 /// Every value a file could get wrong, in the order a reader would check
 /// them: the shape first, so later checks can index freely.
 pub(crate) fn check_state(s: &MultiState) -> Result<(), MultiStateError> {
+    // First: under other rules nothing else about the state means the same.
+    if s.rules_version != RULES_VERSION {
+        return Err(MultiStateError::RulesVersion {
+            found: s.rules_version,
+        });
+    }
     let seats = s.seats.len();
     check_seats(s.mode, seats)?;
     if !side_ok(s.height) || !side_ok(s.width) {

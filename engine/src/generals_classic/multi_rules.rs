@@ -1,10 +1,13 @@
 //! One step of the free-for-all and 2v2 formats, time t → t+1, and how a
 //! finished game places its seats.
 //!
-//! Phases, in order: the moves, one per seat in the rotating priority order
-//! (a capture takes effect the moment its move executes), the clock, growth
-//! (skipped when a capture ended the game), the endings. The rules are
-//! written out in `docs/games/generals-classic.md`, "Free-for-all and 2v2".
+//! Phases, in order: the moves, one per seat in the priority order of
+//! [`GeneralsClassicMulti::move_order`] (a capture takes effect the moment
+//! its move executes), the clock, growth (skipped when a capture ended the
+//! game), the endings. The rules are written out in
+//! `docs/games/generals-classic.md`, "Free-for-all and 2v2".
+
+use std::cmp::Reverse;
 
 use super::multi::{GeneralsClassicMulti, Mode};
 use crate::game::{Outcome, placement_points};
@@ -22,16 +25,116 @@ pub mod reason {
     pub const FORFEIT: &str = "forfeit";
 }
 
+/// Where one real move stands in a step's order: the 1v1 engine's three
+/// comparisons, each read off the board as it stands before any move of the
+/// step executes, so that the keys do not depend on the order they decide.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MovePriority {
+    pub seat: usize,
+    /// The move's target is the source of another seat's real move this
+    /// step (any seat's, a teammate's included).
+    pub chasing: bool,
+    /// The move's target is a cell of the mover's own. An ally's cell does
+    /// not count: the rule reads "onto its own player's cell".
+    pub reinforcing: bool,
+    /// The army on the move's source.
+    pub source_army: u32,
+}
+
+impl MovePriority {
+    /// Smaller goes first: chasing, then reinforcing, then the smaller
+    /// source army, then the lower seat. On two seats this is exactly the
+    /// 1v1 cascade, whose tie goes to player 0.
+    pub fn sort_key(&self) -> (Reverse<bool>, Reverse<bool>, u32, usize) {
+        (
+            Reverse(self.chasing),
+            Reverse(self.reinforcing),
+            self.source_army,
+            self.seat,
+        )
+    }
+}
+
+/// The armies a move from a cell of `army` sends: half, rounded down, when
+/// `split` is 1, else all but one.
+fn moving_army(army: u32, split: i64) -> u32 {
+    if split == 1 {
+        army / 2
+    } else {
+        army.saturating_sub(1)
+    }
+}
+
 impl GeneralsClassicMulti {
-    /// The order the seats' moves execute in at time `t`: seat `t mod N`
-    /// first, then on round the table. The 1v1 priority rule compares two
-    /// moves and gives no order on three; a rotation is deterministic, does
-    /// not depend on the moves sent, and gives every seat every place once
-    /// per `N` turns.
-    pub fn move_order(&self) -> Vec<usize> {
-        let n = self.seat_count();
-        let first = self.0.time as usize % n;
-        (0..n).map(|k| (first + k) % n).collect()
+    /// The real moves among `actions` (one slot per seat), with their
+    /// priorities, in the order they execute.
+    ///
+    /// A move is real when its seat is due (its general stands and it has
+    /// not forfeited) and the move is valid on the board before the step:
+    /// not a pass, both cells on the board, the source the seat's own, at
+    /// least one army to send, the target not a mountain. Only a real move
+    /// is ranked, can chase, or is chased: a pass, an absent reply or an
+    /// invalid move is none of these, whatever its fields say (the
+    /// reference engine reads a pass's row and column, so there a move onto
+    /// (0, 0) can count as chasing a pass; this engine does not).
+    ///
+    /// The keys are computed once, all on the same board, and the moves
+    /// sorted once by [`MovePriority::sort_key`]; there are no pairwise
+    /// comparisons, so chains are well defined. If A's target is B's
+    /// source and B's is C's, A and B are both chasing and C is not: A and
+    /// B go first, between them by reinforcing, army and seat, then C. Two
+    /// moves chasing one source both go before its mover, and a cycle of
+    /// chases (A onto B's source, B onto A's) has every move chasing, so
+    /// the later keys decide.
+    pub fn move_priorities(&self, actions: &[Option<Action>]) -> Vec<MovePriority> {
+        let real: Vec<(usize, usize, usize)> = (0..self.seat_count())
+            .filter_map(|seat| {
+                let action = actions.get(seat).copied().flatten()?;
+                let (src, dst, _) = self.real_move(seat, &action)?;
+                Some((seat, src, dst))
+            })
+            .collect();
+        let mut priorities: Vec<MovePriority> = real
+            .iter()
+            .map(|&(seat, src, dst)| MovePriority {
+                seat,
+                chasing: real
+                    .iter()
+                    .any(|&(other, o_src, _)| other != seat && o_src == dst),
+                reinforcing: self.0.owner[dst] == seat as u8 + 1,
+                source_army: self.0.army[src],
+            })
+            .collect();
+        priorities.sort_unstable_by_key(MovePriority::sort_key);
+        priorities
+    }
+
+    /// Every seat in the order its move executes this step: the real moves
+    /// by [`GeneralsClassicMulti::move_priorities`], then every other seat
+    /// by seat index. Those other moves are still tried when their turn
+    /// comes, like every move, on the board the earlier moves left, and do
+    /// nothing, with one exception: in 2v2 an ally may have pooled armies
+    /// onto a seat's general of 1, and the seat's move out of it then has
+    /// armies to send.
+    pub fn move_order(&self, actions: &[Option<Action>]) -> Vec<usize> {
+        let mut order: Vec<usize> = self
+            .move_priorities(actions)
+            .iter()
+            .map(|p| p.seat)
+            .collect();
+        let ranked = order.clone();
+        order.extend((0..self.seat_count()).filter(|seat| !ranked.contains(seat)));
+        order
+    }
+
+    /// A seat's move as a real one (see [`Self::move_priorities`]): source,
+    /// target and the armies it sends.
+    fn real_move(&self, seat: usize, action: &Action) -> Option<(usize, usize, u32)> {
+        let record = self.0.seats.get(seat)?;
+        if !record.alive || record.forfeited {
+            return None;
+        }
+        self.valid_move(seat, action)
     }
 
     /// Applies one action per seat (`None` or a pass does nothing); returns
@@ -41,7 +144,8 @@ impl GeneralsClassicMulti {
         if self.0.outcome.is_some() {
             return self.0.outcome.as_ref();
         }
-        for seat in self.move_order() {
+        // The whole order is fixed before the first move executes.
+        for seat in self.move_order(actions) {
             // A forfeited seat passes, whatever a caller hands in for it.
             if self.0.seats[seat].forfeited {
                 continue;
@@ -89,26 +193,25 @@ impl GeneralsClassicMulti {
         Some(((row * w + col) as usize, (to_row * w + to_col) as usize))
     }
 
-    /// Executes one seat's move if it is valid now (1v1 validity: on the
-    /// board, own source, at least one army moves, no mountain).
+    /// A move's source, target and the armies it sends, if it is valid on
+    /// the board as it stands (1v1 validity: on the board, own source, at
+    /// least one army moves, no mountain).
+    fn valid_move(&self, seat: usize, action: &Action) -> Option<(usize, usize, u32)> {
+        let (src, dst) = self.move_cells(action)?;
+        let s = &self.0;
+        if s.owner[src] != seat as u8 + 1 || s.kind[dst] == Kind::Mountain {
+            return None;
+        }
+        let m = moving_army(s.army[src], action.split);
+        (m > 0).then_some((src, dst, m))
+    }
+
+    /// Executes one seat's move if it is valid now.
     fn try_move(&mut self, seat: usize, action: &Action) {
-        let Some((src, dst)) = self.move_cells(action) else {
+        let Some((src, dst, m)) = self.valid_move(seat, action) else {
             return;
         };
         let me = seat as u8 + 1;
-        let s = &self.0;
-        if s.owner[src] != me || s.kind[dst] == Kind::Mountain {
-            return;
-        }
-        let a = s.army[src];
-        let m = if action.split == 1 {
-            a / 2
-        } else {
-            a.saturating_sub(1)
-        };
-        if m == 0 {
-            return;
-        }
         self.0.army[src] -= m;
         let target = self.0.owner[dst];
         let held = self.0.army[dst];

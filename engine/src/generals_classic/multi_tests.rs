@@ -1,12 +1,16 @@
 //! Unit tests of the multi-player engine's small parts: the format a
-//! match's rules pick, the move order, the owner codes, the standings.
+//! match's rules pick, the move order, the rules version, the owner codes,
+//! the standings.
 //! The rules on hand-made positions are in `tests/classic_multi.rs`.
 
-use super::multi::{GeneralsClassicMulti, Mode};
-use super::{Format, format_of, mapgen};
+use super::multi::{
+    GeneralsClassicMulti, Mode, MultiState, MultiStateError, ROTATION_RULES_VERSION, RULES_VERSION,
+};
+use super::{Format, GeneralsClassic, Params, format_of, mapgen, random_legal_action};
 use crate::game::Game;
 use crate::generals::Action;
 use crate::registry::{RuleValue, Rules};
+use crate::rng::SplitMix64;
 
 fn rules(mode: &str, players: i64) -> Rules {
     let mut rules = Rules::default();
@@ -62,16 +66,73 @@ fn a_mode_that_does_not_fit_the_seats_is_refused_by_name() {
 }
 
 #[test]
-fn the_first_mover_rotates_through_every_seat() {
+fn the_order_does_not_rotate_with_the_turn() {
+    // Passes are never ranked: with nothing real to sort, every turn's
+    // order is plain seat order, where the old rotation put seat t mod N first.
     let mut g = game(5, Mode::Ffa);
-    for t in 0..10 {
-        let order = g.move_order();
-        assert_eq!(order[0], t % 5);
-        let mut sorted = order.clone();
-        sorted.sort_unstable();
-        assert_eq!(sorted, vec![0, 1, 2, 3, 4]);
-        g.step(&[Some(Action::PASS); 5]);
+    let passes = [Some(Action::PASS); 5];
+    for _ in 0..10 {
+        assert!(g.move_priorities(&passes).is_empty());
+        assert_eq!(g.move_order(&passes), vec![0, 1, 2, 3, 4]);
+        assert_eq!(g.move_order(&[None; 5]), vec![0, 1, 2, 3, 4]);
+        g.step(&passes);
     }
+}
+
+#[test]
+fn two_seats_move_in_the_order_of_the_1v1_engine() {
+    // On two seats the sort is the 1v1 cascade, so both engines leave the
+    // same board after every step until a general falls (captures differ:
+    // here the victim's cells are halved and its later move is lost).
+    // Small boards, so that the two moves often share a cell and the
+    // order decides.
+    let options = mapgen::MapOptions {
+        min_side: 6,
+        max_side: 8,
+        players: 2,
+    };
+    let mut decisive = 0;
+    for seed in 0..100 {
+        let map = mapgen::generate(seed, &options);
+        let mut duel = GeneralsClassic::from_map(map.clone(), Params::default()).unwrap();
+        let mut multi = GeneralsClassicMulti::from_map(map, Mode::Ffa, 500).unwrap();
+        let mut rng = SplitMix64::new(seed);
+        loop {
+            let pair = [0, 1].map(|s| random_legal_action(&multi, s, &mut rng));
+            let cells: Vec<_> = pair.iter().filter_map(|a| multi.move_cells(a)).collect();
+            if let [(a, b), (c, d)] = cells[..] {
+                decisive += usize::from([a, b].contains(&c) || [a, b].contains(&d));
+            }
+            let over = duel.step_pair(pair).is_some();
+            if multi.step(&pair.map(Some)).is_some() || over {
+                break;
+            }
+            assert_eq!(
+                (&duel.owner, &duel.army, &duel.kind),
+                (&multi.owner, &multi.army, &multi.kind),
+                "seed {seed}, time {}",
+                multi.time
+            );
+        }
+    }
+    assert!(
+        decisive > 100,
+        "only {decisive} steps where the order matters"
+    );
+}
+
+#[test]
+fn states_carry_the_rules_version_they_are_played_under() {
+    let json = serde_json::to_value(game(3, Mode::Ffa)).unwrap();
+    assert_eq!(json["rules_version"], RULES_VERSION);
+    let mut old = json.clone();
+    old.as_object_mut().unwrap().remove("rules_version");
+    let state: MultiState = serde_json::from_value(old).unwrap();
+    assert_eq!(state.rules_version, ROTATION_RULES_VERSION);
+    assert_eq!(
+        GeneralsClassicMulti::try_from(state),
+        Err(MultiStateError::RulesVersion { found: 1 })
+    );
 }
 
 #[test]
