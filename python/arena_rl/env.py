@@ -129,6 +129,7 @@ class VecEnv:
             {"obs": self.observations, "step": self._step, "info": self._info}[group][name] = array
         self._reason = np.full(self.num_envs, "", dtype=object)
         self._info["reason"] = self._reason
+        self._reasons_set = False
         self._started = False
 
     @property
@@ -144,6 +145,7 @@ class VecEnv:
         self._native.reset(None if seed is None else int(seed))
         self._started = True
         self._reason[:] = ""
+        self._reasons_set = False
         return self.observations, self._info
 
     def step(self, actions: Any) -> Tuple[Observation, np.ndarray, np.ndarray, np.ndarray, Info]:
@@ -156,10 +158,12 @@ class VecEnv:
         next-step auto-reset): its reward is 0 and the observation is the
         new board's.
         """
-        a = np.asarray(actions)
-        if a.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers, not {a.dtype}")
-        a = np.ascontiguousarray(a, dtype=np.int64)
+        a = actions
+        if not (isinstance(a, np.ndarray) and a.dtype == np.int64 and a.flags.c_contiguous):
+            a = np.asarray(actions)
+            if a.dtype.kind not in "iu":
+                raise ValueError(f"actions must be integers, not {a.dtype}")
+            a = np.ascontiguousarray(a, dtype=np.int64)
         n, p = self.num_envs, self.seats
         if a.shape == (n, p, 5):
             self._native.step_fields(a)
@@ -168,9 +172,15 @@ class VecEnv:
         else:
             raise ValueError(f"actions have shape {a.shape}; expected ({n}, {p}, 5) or ({n}, {p})")
         terminated = self._step["terminated"]
-        self._reason[:] = ""
-        for env in np.flatnonzero(terminated):
-            self._reason[env] = self._native.reason(int(env))
+        # Reasons are filled only for the boards that just ended, and
+        # cleared the step after: most steps touch none of them.
+        if self._reasons_set:
+            self._reason[:] = ""
+            self._reasons_set = False
+        if terminated.any():
+            for env in np.flatnonzero(terminated):
+                self._reason[env] = self._native.reason(int(env))
+            self._reasons_set = True
         return self.observations, self._step["reward"], terminated, self._step["truncated"], self._info
 
     def replay(self, env: int, *, finished: bool = True) -> bytes:

@@ -130,6 +130,11 @@ pub struct Generals {
     /// Boxed: the outcome is written once, and keeping it out of line keeps
     /// the struct the hot loops read small.
     pub(crate) outcome: Option<Box<Outcome>>,
+    /// Bit `r % 64` set for every row `r` with a cell whose kind, owner or
+    /// army changed since [`Generals::take_changed_rows`] last ran (all
+    /// rows for a new game): an observer that keeps views current redoes
+    /// only those rows. Bookkeeping, like the owned lists.
+    pub(crate) changed_rows: u64,
 }
 
 impl Generals {
@@ -247,6 +252,7 @@ impl Generals {
             width_reciprocal: reciprocal(width),
             time,
             outcome: outcome.map(Box::new),
+            changed_rows: u64::MAX,
         }
     }
 
@@ -331,6 +337,18 @@ impl Generals {
         &self.owned[player]
     }
 
+    /// The rows changed since the last call (see `changed_rows`), which
+    /// starts the count again.
+    pub fn take_changed_rows(&mut self) -> u64 {
+        std::mem::take(&mut self.changed_rows)
+    }
+
+    /// Records that a cell of `cell`'s row changed.
+    #[inline]
+    pub(crate) fn mark_changed(&mut self, cell: usize) {
+        self.changed_rows |= 1 << (self.coords(cell).0 & 63);
+    }
+
     /// Sets a cell's owner and army, keeping the totals and owned lists current.
     #[inline]
     pub(crate) fn set_cell(&mut self, cell: usize, owner: u8, army: u32) {
@@ -357,6 +375,7 @@ impl Generals {
         }
         self.owner[cell] = owner;
         self.army[cell] = army;
+        self.mark_changed(cell);
     }
 
     /// Changes the army on a cell without changing its owner.
@@ -366,6 +385,7 @@ impl Generals {
         self.army_total[owner] =
             self.army_total[owner] - u64::from(self.army[cell]) + u64::from(army);
         self.army[cell] = army;
+        self.mark_changed(cell);
     }
 }
 

@@ -138,6 +138,7 @@ impl Generals {
         }
         self.set_army(cell, self.army[cell] - cost);
         self.kind[cell] = Kind::Castle;
+        self.mark_changed(cell);
         self.structures.push(cell);
     }
 
@@ -235,6 +236,7 @@ impl Generals {
         let touched = dst == self.generals[1 - player];
         // The source stays ours; only its army changes.
         self.army[src] = available - moving;
+        self.mark_changed(src);
         self.army_total[usize::from(me)] -= u64::from(moving);
         let holder = self.owner[dst];
         let defending = self.army[dst];
@@ -260,6 +262,7 @@ impl Generals {
 
     /// Every cell of `loser` becomes `winner`'s, armies unchanged.
     fn transfer_land(&mut self, loser: usize, winner: usize) {
+        self.changed_rows = u64::MAX;
         let to = winner as u8 + 1;
         let cells = std::mem::take(&mut self.owned[loser]);
         for &cell in &cells {
@@ -281,6 +284,7 @@ impl Generals {
     /// +1 on every owned cell each 50 turns, then +1 on owned structures each 2.
     fn grow(&mut self) {
         if self.time.is_multiple_of(50) {
+            self.changed_rows = u64::MAX;
             for p in 0..2 {
                 for &cell in &self.owned[p] {
                     self.army[cell as usize] += 1;
@@ -292,15 +296,20 @@ impl Generals {
             // Counted in registers, not added to the totals cell by cell: a
             // read-modify-write of one memory slot per structure serialises.
             let mut grown = [0u64; 2];
+            let mut rows = 0u64;
+            let reciprocal = self.width_reciprocal;
             for &cell in &self.structures {
                 let owner = self.owner[cell];
                 // Neutral structures (classic's castles) do not grow.
                 self.army[cell] += u32::from(owner != 0);
                 grown[0] += u64::from(owner == 1);
                 grown[1] += u64::from(owner == 2);
+                let row = (cell as u64 * reciprocal) >> 32;
+                rows |= u64::from(owner != 0) << (row & 63);
             }
             self.army_total[1] += grown[0];
             self.army_total[2] += grown[1];
+            self.changed_rows |= rows;
         }
     }
 

@@ -268,6 +268,12 @@ impl GeneralsClassic {
         self.0.step_pair(actions)
     }
 
+    /// The rows changed since the last call (see
+    /// [`Generals::take_changed_rows`]).
+    pub fn take_changed_rows(&mut self) -> u64 {
+        self.0.take_changed_rows()
+    }
+
     /// The shared engine's game, for code written against [`Generals`].
     pub fn into_inner(self) -> Generals {
         self.0

@@ -114,13 +114,27 @@ impl Board {
         })
     }
 
+    /// Writes every seat's view, rewriting only what changed: the duel
+    /// engines report their changed rows, the multi-player one is compared
+    /// against the observer's copy.
     fn observe(
-        &self,
+        &mut self,
         observer: &mut Observer,
         side: usize,
         out: CompactMut<'_>,
     ) -> Result<(), String> {
-        with_game!(self, g => observer.observe(g, side, out)).map_err(|e| e.to_string())
+        match self {
+            Board::Competition(g) => {
+                let rows = g.take_changed_rows();
+                observer.observe_changed(g, side, out, rows)
+            }
+            Board::Classic(g) => {
+                let rows = g.take_changed_rows();
+                observer.observe_changed(g, side, out, rows)
+            }
+            Board::Multi(g) => observer.observe(g, side, out),
+        }
+        .map_err(|e| e.to_string())
     }
 
     fn game_name(&self) -> &'static str {

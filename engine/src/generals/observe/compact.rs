@@ -94,7 +94,22 @@ impl Observer {
         side: usize,
         out: CompactMut<'_>,
     ) -> Result<(), ObserveError> {
-        write_views(game, side, out, Some(self))
+        write_views(game, side, out, Some((self, None)))
+    }
+
+    /// [`Observer::observe`] for a game that reports which of its board rows
+    /// changed since this observer's last view (bit `r` for row `r`, as
+    /// [`Generals::take_changed_rows`] does): nothing is compared or copied
+    /// for the board. An observer takes its board rows either always from
+    /// here or always from [`Observer::observe`].
+    pub fn observe_changed<G: Observe>(
+        &mut self,
+        game: &G,
+        side: usize,
+        out: CompactMut<'_>,
+        board_rows: u64,
+    ) -> Result<(), ObserveError> {
+        write_views(game, side, out, Some((self, Some(board_rows))))
     }
 
     /// The board rows that differ from the remembered board (all of them
@@ -151,19 +166,30 @@ impl Observer {
 }
 
 /// Writes every seat's view; with an observer, only the rows whose inputs
-/// changed since its last view.
+/// changed since its last view (the board's given, or found by comparing).
 fn write_views<G: Observe>(
     game: &G,
     side: usize,
     mut out: CompactMut<'_>,
-    mut memory: Option<&mut Observer>,
+    memory: Option<(&mut Observer, Option<u64>)>,
 ) -> Result<(), ObserveError> {
     check(game, side, &out)?;
     let seats = game.seat_count();
     let planes = game.planes();
-    let board_rows = match memory.as_deref_mut() {
-        Some(m) => m.board_rows(&planes, side),
-        None => u64::MAX,
+    let (mut memory, board_rows) = match memory {
+        Some((m, Some(rows))) => {
+            let rows = if m.valid && m.side == side {
+                rows
+            } else {
+                u64::MAX
+            };
+            (Some(m), rows)
+        }
+        Some((m, None)) => {
+            let rows = m.board_rows(&planes, side);
+            (Some(m), rows)
+        }
+        None => (None, u64::MAX),
     };
     let header_len = 1 + 2 * seats;
     for seat in 0..seats {

@@ -532,3 +532,73 @@ fn views_kept_current_equal_a_full_rewrite() {
         generals_classic::random_legal_action(g, s, &mut rng)
     });
 }
+
+/// A duel that reports its changed rows keeps an observer's views equal to
+/// whole rewrites without any comparison of boards, in both rulesets.
+#[test]
+fn duel_views_from_reported_rows_equal_a_full_rewrite() {
+    let side = 23;
+    for classic in [true, false] {
+        for seed in 30..33 {
+            let mut observer = Observer::new();
+            let (mut t, mut o, mut a) = (
+                vec![0u8; 2 * side * side],
+                vec![0u8; 2 * side * side],
+                vec![0i32; 2 * side * side],
+            );
+            let mut h = vec![0i64; 10];
+            let mut rng = SplitMix64::new(seed);
+            let mut competition = Generals::from_seed(seed, Params::default());
+            let mut duel =
+                GeneralsClassic::from_seed(seed, generals_classic::Params::default()).unwrap();
+            loop {
+                let (rows, whole) = if classic {
+                    (duel.take_changed_rows(), Views::of(&duel, side))
+                } else {
+                    (
+                        competition.take_changed_rows(),
+                        Views::of(&competition, side),
+                    )
+                };
+                let out = CompactMut {
+                    tile: &mut t,
+                    owner: &mut o,
+                    army: &mut a,
+                    header: &mut h,
+                    changed_rows: None,
+                };
+                if classic {
+                    observer.observe_changed(&duel, side, out, rows).unwrap();
+                } else {
+                    observer
+                        .observe_changed(&competition, side, out, rows)
+                        .unwrap();
+                }
+                assert!(
+                    t == whole.tile && o == whole.owner && a == whole.army && h == whole.header
+                );
+                let over = if classic {
+                    duel.is_over()
+                } else {
+                    competition.is_over()
+                };
+                if over {
+                    break;
+                }
+                if classic {
+                    let pair = [
+                        random_legal_action(&duel, 0, &mut rng),
+                        random_legal_action(&duel, 1, &mut rng),
+                    ];
+                    duel.step_pair(pair);
+                } else {
+                    let pair = [
+                        random_legal_action(&competition, 0, &mut rng),
+                        random_legal_action(&competition, 1, &mut rng),
+                    ];
+                    competition.step_pair(pair);
+                }
+            }
+        }
+    }
+}
