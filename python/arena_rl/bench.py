@@ -12,9 +12,11 @@ efficiency (``threads × one-thread rate`` against the measured rate).
 
 When the reference environment (package ``generals`` with ``jax``) is
 importable, its best CPU configuration runs in the same process on the
-same board side: ``env.step`` (both players' observations) under ``vmap``
-and ``lax.scan`` over the same number of boards, with pass actions, and the
-ratio is printed beside Arena's.
+same board side: ``env.step`` (both players' observations, each folded into
+a checksum so that none is optimised away) under ``vmap`` and ``lax.scan``
+over the same number of boards, with pass actions, and the ratio is printed
+beside Arena's ``pass`` rows. Pin the process to one core (``taskset -c 0``)
+to compare per core: JAX otherwise spreads its work over every core.
 """
 
 from __future__ import annotations
@@ -70,11 +72,17 @@ def reference_rates(side: int, envs: int, steps: int, repeats: int) -> Optional[
 
         @jax.jit
         def run(states):
-            def body(states, _):
-                _, new = jax.vmap(lambda s, a: env.step(s, a, pool))(states, passes)
-                return new, None
+            # Every observation field is folded into the carry: without a
+            # use, XLA would drop the observations as dead code and time the
+            # rules alone.
+            def body(carry, _):
+                states, checksum = carry
+                ts, new = jax.vmap(lambda s, a: env.step(s, a, pool))(states, passes)
+                for leaf in jax.tree_util.tree_leaves(ts.observation):
+                    checksum = checksum + jnp.sum(leaf.astype(jnp.int32))
+                return (new, checksum), None
 
-            final, _ = jax.lax.scan(body, states, None, length=steps)
+            final, _ = jax.lax.scan(body, (states, jnp.int32(0)), None, length=steps)
             return final
 
         jax.block_until_ready(run(states))

@@ -1,8 +1,8 @@
 //! Persistent worker threads, each owning one slice of environments.
 //!
-//! A call hands every worker its job and waits for all of them, so the
-//! borrowed inputs a job points to outlive its use. With one thread the
-//! slices run on the caller's thread instead, with no hand-off at all.
+//! A call hands every worker its job, runs the first slice on the caller's
+//! thread, and waits for all of them, so the borrowed inputs a job points to
+//! outlive its use.
 
 use std::ops::Range;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -79,7 +79,7 @@ fn run(slice: &mut dyn Slice, job: Job) -> Reply {
     }
 }
 
-pub struct Worker {
+struct Worker {
     range: Range<usize>,
     /// Capacity 1: a worker has at most one job outstanding.
     jobs: Option<SyncSender<Job>>,
@@ -87,26 +87,30 @@ pub struct Worker {
     thread: Option<JoinHandle<()>>,
 }
 
-/// Where the slices run.
-pub enum Runner {
-    /// On the caller's thread.
-    Inline(Vec<(Range<usize>, Box<dyn Slice>)>),
-    /// One persistent thread per slice.
-    Threads(Vec<Worker>),
+/// Where the slices run: the first on the caller's thread, which would
+/// otherwise only wait, and each other one on a persistent thread of its
+/// own. With one slice nothing is handed off at all; with two, one
+/// hand-off per call (cross-core wake-ups are the costly part of a call
+/// on small machines).
+pub struct Runner {
+    local: (Range<usize>, Box<dyn Slice>),
+    workers: Vec<Worker>,
 }
 
 impl Runner {
-    /// Runs `slices` inline when there is one, else on one thread each.
+    /// Runs the first of `slices` on the caller's thread and the others on
+    /// one thread each.
     pub fn new(slices: Vec<(Range<usize>, Box<dyn Slice>)>) -> Result<Runner, EnvError> {
-        if slices.len() <= 1 {
-            return Ok(Runner::Inline(slices));
-        }
+        let mut slices = slices.into_iter();
+        let local = slices
+            .next()
+            .ok_or_else(|| EnvError::Config("no environments to run".to_owned()))?;
         let mut workers = Vec::new();
-        for (index, (range, mut slice)) in slices.into_iter().enumerate() {
+        for (index, (range, mut slice)) in slices.enumerate() {
             let (job_tx, job_rx) = sync_channel::<Job>(1);
             let (reply_tx, reply_rx) = sync_channel::<Reply>(1);
             let thread = std::thread::Builder::new()
-                .name(format!("arena-rl-{index}"))
+                .name(format!("arena-rl-{}", index + 1))
                 .spawn(move || {
                     // Ends when the runner drops its sender.
                     while let Ok(job) = job_rx.recv() {
@@ -123,61 +127,45 @@ impl Runner {
                 thread: Some(thread),
             });
         }
-        Ok(Runner::Threads(workers))
+        Ok(Runner { local, workers })
     }
 
-    /// Hands every slice a job made by `make` and waits for all replies;
-    /// the first error wins, after every worker has answered.
+    /// Hands every worker a job made by `make`, runs one on the caller's
+    /// slice meanwhile, and waits for all replies; the first error wins,
+    /// after every worker has answered.
     fn all(&mut self, make: impl Fn() -> Job) -> Result<(), EnvError> {
-        match self {
-            Runner::Inline(slices) => {
-                for (_, slice) in slices {
-                    run(slice.as_mut(), make())?;
-                }
-                Ok(())
-            }
-            Runner::Threads(workers) => {
-                let mut sent = Vec::with_capacity(workers.len());
-                for worker in workers.iter() {
-                    let ok = worker.jobs.as_ref().is_some_and(|j| j.send(make()).is_ok());
-                    sent.push(ok);
-                }
-                let mut result = Ok(());
-                for (worker, ok) in workers.iter().zip(sent) {
-                    let reply = if ok {
-                        worker.replies.recv().unwrap_or_else(|_| Err(stopped()))
-                    } else {
-                        Err(stopped())
-                    };
-                    if let (Ok(()), Err(e)) = (&result, reply) {
-                        result = Err(e);
-                    }
-                }
-                result
+        let sent: Vec<bool> = self
+            .workers
+            .iter()
+            .map(|w| w.jobs.as_ref().is_some_and(|j| j.send(make()).is_ok()))
+            .collect();
+        let mut result = run(self.local.1.as_mut(), make()).map(|_| ());
+        for (worker, ok) in self.workers.iter().zip(sent) {
+            let reply = if ok {
+                worker.replies.recv().unwrap_or_else(|_| Err(stopped()))
+            } else {
+                Err(stopped())
+            };
+            if let (Ok(()), Err(e)) = (&result, reply) {
+                result = Err(e);
             }
         }
+        result
     }
 
     /// The one slice holding `env` runs `job`.
     fn one(&mut self, env: usize, job: Job) -> Reply {
-        match self {
-            Runner::Inline(slices) => {
-                let (_, slice) = slices
-                    .iter_mut()
-                    .find(|(r, _)| r.contains(&env))
-                    .ok_or(EnvError::Env(env))?;
-                run(slice.as_mut(), job)
-            }
-            Runner::Threads(workers) => {
-                let worker = workers
-                    .iter()
-                    .find(|w| w.range.contains(&env))
-                    .ok_or(EnvError::Env(env))?;
-                let jobs = worker.jobs.as_ref().ok_or_else(stopped)?;
-                jobs.send(job).map_err(|_| stopped())?;
-                worker.replies.recv().unwrap_or_else(|_| Err(stopped()))
-            }
+        if self.local.0.contains(&env) {
+            return run(self.local.1.as_mut(), job);
         }
+        let worker = self
+            .workers
+            .iter()
+            .find(|w| w.range.contains(&env))
+            .ok_or(EnvError::Env(env))?;
+        let jobs = worker.jobs.as_ref().ok_or_else(stopped)?;
+        jobs.send(job).map_err(|_| stopped())?;
+        worker.replies.recv().unwrap_or_else(|_| Err(stopped()))
     }
 
     pub fn reset(&mut self, seed: Option<u64>) -> Result<(), EnvError> {
@@ -199,12 +187,9 @@ impl Runner {
         self.one(env, Job::Load(env, state)).map(|_| ())
     }
 
-    /// How many threads step the environments (1 when inline).
+    /// How many threads step the environments, the caller's included.
     pub fn threads(&self) -> usize {
-        match self {
-            Runner::Inline(_) => 1,
-            Runner::Threads(workers) => workers.len(),
-        }
+        1 + self.workers.len()
     }
 }
 
@@ -214,15 +199,13 @@ fn stopped() -> EnvError {
 
 impl Drop for Runner {
     fn drop(&mut self) {
-        if let Runner::Threads(workers) = self {
-            for worker in workers.iter_mut() {
-                worker.jobs.take();
-            }
-            for worker in workers.iter_mut() {
-                if let Some(thread) = worker.thread.take() {
-                    // A worker that panicked has nothing left to clean up.
-                    let _ = thread.join();
-                }
+        for worker in &mut self.workers {
+            worker.jobs.take();
+        }
+        for worker in &mut self.workers {
+            if let Some(thread) = worker.thread.take() {
+                // A worker that panicked has nothing left to clean up.
+                let _ = thread.join();
             }
         }
     }
