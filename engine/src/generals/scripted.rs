@@ -871,7 +871,7 @@ enum Choice {
 mod tests {
     use super::{Scripted, ScriptedRules};
     use crate::Game;
-    use crate::generals::observe::compact::{CompactMut, Observe};
+    use crate::generals::observe::compact::{Compact, CompactMut, Observe};
     use crate::generals::observe::{HeaderLayout, View};
     use crate::generals::random::random_legal_action;
     use crate::generals::{Action, ActionKind, Generals, Params};
@@ -881,7 +881,6 @@ mod tests {
     /// Every seat's view of a game, in buffers reused from turn to turn.
     struct Views {
         side: usize,
-        seats: usize,
         tile: Vec<u8>,
         owner: Vec<u8>,
         army: Vec<i32>,
@@ -893,7 +892,6 @@ mod tests {
             let cells = seats * side * side;
             Views {
                 side,
-                seats,
                 tile: vec![0; cells],
                 owner: vec![0; cells],
                 army: vec![0; cells],
@@ -913,21 +911,13 @@ mod tests {
         }
 
         fn view<'a>(&'a self, game: &impl Observe, seat: usize) -> View<'a> {
-            let n = self.side * self.side;
-            let hl = 1 + 2 * self.seats;
-            let (height, width) = game.board_size();
-            View {
-                side: self.side,
-                height,
-                width,
-                tile: &self.tile[seat * n..(seat + 1) * n],
-                owner: &self.owner[seat * n..(seat + 1) * n],
-                army: &self.army[seat * n..(seat + 1) * n],
-                header: &self.header[seat * hl..(seat + 1) * hl],
-                layout: game.header_layout(),
-                seat,
-                allies: game.allies_of(seat),
-            }
+            let views = Compact {
+                tile: &self.tile,
+                owner: &self.owner,
+                army: &self.army,
+                header: &self.header,
+            };
+            views.view(game, self.side, seat)
         }
     }
 

@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arena_engine::generals::observe::actions::ActionSpace;
-use arena_engine::generals::observe::compact::{CompactMut, Observe, Observer};
+use arena_engine::generals::observe::compact::{Compact, CompactMut, Observe, Observer};
 use arena_engine::generals::observe::{
     HeaderLayout, View, legal_mask, reference_channels, write_reference_rows,
 };
@@ -303,7 +303,6 @@ struct Config {
     seats: usize,
     side: usize,
     space: ActionSpace,
-    layout: HeaderLayout,
     channels: usize,
     reference: bool,
     masks: bool,
@@ -373,7 +372,6 @@ impl GeneralsFamily {
                 seats,
                 side,
                 space,
-                layout,
                 channels,
                 reference: request.layout.reference,
                 masks: request.layout.masks,
@@ -641,21 +639,13 @@ struct Rows<'a> {
 
 impl Rows<'_> {
     fn view(&self, config: &Config, seat: usize, board: &Board) -> View<'_> {
-        let n = config.side * config.side;
-        let hl = 1 + 2 * config.seats;
-        let (height, width) = board.board_size();
-        View {
-            side: config.side,
-            height,
-            width,
-            tile: &self.tile[seat * n..(seat + 1) * n],
-            owner: &self.owner[seat * n..(seat + 1) * n],
-            army: &self.army[seat * n..(seat + 1) * n],
-            header: &self.header[seat * hl..(seat + 1) * hl],
-            layout: config.layout,
-            seat,
-            allies: with_game!(board, g => g.allies_of(seat)),
-        }
+        let views = Compact {
+            tile: self.tile,
+            owner: self.owner,
+            army: self.army,
+            header: self.header,
+        };
+        with_game!(board, g => views.view(g, config.side, seat))
     }
 }
 

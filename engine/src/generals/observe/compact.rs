@@ -8,7 +8,7 @@
 //! cell; `frame`'s parser is the slow, obviously right reading it is tested
 //! against.
 
-use super::{HeaderLayout, MAX_SIDE, ObserveError, check_len, owner, tile};
+use super::{HeaderLayout, MAX_SIDE, ObserveError, View, check_len, owner, tile};
 use crate::generals::{Generals, Kind};
 use crate::generals_classic::{GeneralsClassic, GeneralsClassicMulti};
 
@@ -25,6 +25,36 @@ pub struct CompactMut<'a> {
     /// a writer of a derived layout (the reference tensor) then redoes only
     /// those rows.
     pub changed_rows: Option<&'a mut [u64]>,
+}
+
+/// Every seat's views as [`CompactMut`] wrote them, read back.
+#[derive(Clone, Copy, Debug)]
+pub struct Compact<'a> {
+    pub tile: &'a [u8],
+    pub owner: &'a [u8],
+    pub army: &'a [i32],
+    pub header: &'a [i64],
+}
+
+impl<'a> Compact<'a> {
+    /// Seat `seat`'s view of `game` in these `side × side` planes.
+    pub fn view(&self, game: &impl Observe, side: usize, seat: usize) -> View<'a> {
+        let n = side * side;
+        let hl = 1 + 2 * game.seat_count();
+        let (height, width) = game.board_size();
+        View {
+            side,
+            height,
+            width,
+            tile: &self.tile[seat * n..(seat + 1) * n],
+            owner: &self.owner[seat * n..(seat + 1) * n],
+            army: &self.army[seat * n..(seat + 1) * n],
+            header: &self.header[seat * hl..(seat + 1) * hl],
+            layout: game.header_layout(),
+            seat,
+            allies: game.allies_of(seat),
+        }
+    }
 }
 
 /// A generals game whose seats' views can be written: what the writer

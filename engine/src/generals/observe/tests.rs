@@ -3,7 +3,7 @@
 //! rules' own conditions.
 
 use super::actions::{ActionSpace, BUILD};
-use super::compact::{CompactMut, Observe, Observer};
+use super::compact::{Compact, CompactMut, Observe, Observer};
 use super::frame::{parse_frame, parse_handshake};
 use super::reference::{reference_channels, write_reference, write_reference_rows};
 use super::{HeaderLayout, ObserveError, View, legal_mask, tile};
@@ -15,7 +15,6 @@ use crate::rng::SplitMix64;
 /// Every seat's views of one game state, owned.
 struct Views {
     side: usize,
-    seats: usize,
     tile: Vec<u8>,
     owner: Vec<u8>,
     army: Vec<i32>,
@@ -28,7 +27,6 @@ impl Views {
         let cells = seats * side * side;
         let mut v = Views {
             side,
-            seats,
             tile: vec![9; cells],
             owner: vec![9; cells],
             army: vec![-1; cells],
@@ -49,21 +47,13 @@ impl Views {
     }
 
     fn view<'a>(&'a self, game: &impl Observe, seat: usize) -> View<'a> {
-        let n = self.side * self.side;
-        let hl = 1 + 2 * self.seats;
-        let (height, width) = game.board_size();
-        View {
-            side: self.side,
-            height,
-            width,
-            tile: &self.tile[seat * n..(seat + 1) * n],
-            owner: &self.owner[seat * n..(seat + 1) * n],
-            army: &self.army[seat * n..(seat + 1) * n],
-            header: &self.header[seat * hl..(seat + 1) * hl],
-            layout: game.header_layout(),
-            seat,
-            allies: game.allies_of(seat),
-        }
+        let views = Compact {
+            tile: &self.tile,
+            owner: &self.owner,
+            army: &self.army,
+            header: &self.header,
+        };
+        views.view(game, self.side, seat)
     }
 }
 
