@@ -52,8 +52,14 @@ fn nix_tool(name: &str) -> Command {
     command
 }
 
+/// Held while a command runs: the tests of this file run in parallel, and
+/// two Nix programs opening a new local store at once fail with "SQLite
+/// database ... is busy" (seen on a fresh machine's first run).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Runs `command`; panics with its stderr unless it succeeds.
 fn checked(command: &mut Command) -> Output {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let output = command
         .output()
         .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
@@ -218,7 +224,10 @@ impl Drop for BuiltPaths {
         if self.0.is_empty() {
             return;
         }
-        let result = nix_tool("nix-store").arg("--delete").args(&self.0).output();
+        let result = {
+            let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+            nix_tool("nix-store").arg("--delete").args(&self.0).output()
+        };
         match result {
             Ok(out) if out.status.success() => {}
             Ok(out) => eprintln!(
