@@ -871,55 +871,12 @@ enum Choice {
 mod tests {
     use super::{Scripted, ScriptedRules};
     use crate::Game;
-    use crate::generals::observe::compact::{Compact, CompactMut, Observe};
+    use crate::generals::observe::testing::Views;
     use crate::generals::observe::{HeaderLayout, View};
     use crate::generals::random::random_legal_action;
     use crate::generals::{Action, ActionKind, Generals, Params};
     use crate::generals_classic::{self, GeneralsClassic, GeneralsClassicMulti, Mode};
     use crate::rng::SplitMix64;
-
-    /// Every seat's view of a game, in buffers reused from turn to turn.
-    struct Views {
-        side: usize,
-        tile: Vec<u8>,
-        owner: Vec<u8>,
-        army: Vec<i32>,
-        header: Vec<i64>,
-    }
-
-    impl Views {
-        fn new(seats: usize, side: usize) -> Views {
-            let cells = seats * side * side;
-            Views {
-                side,
-                tile: vec![0; cells],
-                owner: vec![0; cells],
-                army: vec![0; cells],
-                header: vec![0; seats * (1 + 2 * seats)],
-            }
-        }
-
-        fn update(&mut self, game: &impl Observe) {
-            let out = CompactMut {
-                tile: &mut self.tile,
-                owner: &mut self.owner,
-                army: &mut self.army,
-                header: &mut self.header,
-                changed_rows: None,
-            };
-            game.observe(self.side, out).unwrap();
-        }
-
-        fn view<'a>(&'a self, game: &impl Observe, seat: usize) -> View<'a> {
-            let views = Compact {
-                tile: &self.tile,
-                owner: &self.owner,
-                army: &self.army,
-                header: &self.header,
-            };
-            views.view(game, self.side, seat)
-        }
-    }
 
     /// Who plays a seat of a duel.
     #[derive(Clone, Copy, PartialEq)]

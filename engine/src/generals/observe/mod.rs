@@ -25,6 +25,8 @@ pub mod compact;
 pub mod frame;
 pub mod reference;
 #[cfg(test)]
+pub(crate) mod testing;
+#[cfg(test)]
 mod tests;
 
 pub use actions::{ActionSpace, legal_mask};

@@ -3,59 +3,15 @@
 //! rules' own conditions.
 
 use super::actions::{ActionSpace, BUILD};
-use super::compact::{Compact, CompactMut, Observe, Observer};
+use super::compact::{CompactMut, Observe, Observer};
 use super::frame::{parse_frame, parse_handshake};
 use super::reference::{reference_channels, write_reference, write_reference_rows};
+use super::testing::Views;
 use super::{HeaderLayout, ObserveError, View, legal_mask, tile};
 use crate::generals::random::random_legal_action;
 use crate::generals::{Action, Generals, Kind, Params};
 use crate::generals_classic::{self, GeneralsClassic, GeneralsClassicMulti, Mode};
 use crate::rng::SplitMix64;
-
-/// Every seat's views of one game state, owned.
-struct Views {
-    side: usize,
-    tile: Vec<u8>,
-    owner: Vec<u8>,
-    army: Vec<i32>,
-    header: Vec<i64>,
-}
-
-impl Views {
-    fn of(game: &impl Observe, side: usize) -> Views {
-        let seats = game.seat_count();
-        let cells = seats * side * side;
-        let mut v = Views {
-            side,
-            tile: vec![9; cells],
-            owner: vec![9; cells],
-            army: vec![-1; cells],
-            header: vec![-1; seats * (1 + 2 * seats)],
-        };
-        game.observe(
-            side,
-            CompactMut {
-                tile: &mut v.tile,
-                owner: &mut v.owner,
-                army: &mut v.army,
-                header: &mut v.header,
-                changed_rows: None,
-            },
-        )
-        .unwrap();
-        v
-    }
-
-    fn view<'a>(&'a self, game: &impl Observe, seat: usize) -> View<'a> {
-        let views = Compact {
-            tile: &self.tile,
-            owner: &self.owner,
-            army: &self.army,
-            header: &self.header,
-        };
-        views.view(game, self.side, seat)
-    }
-}
 
 /// The frame `seat` is sent, read back through the parser, equals the
 /// view written from the state, cell for cell and number for number.
