@@ -64,7 +64,7 @@ fn check(args: ModelCheckArgs) -> anyhow::Result<ExitCode> {
     } else {
         writeln!(
             out,
-            "{}: passes ({}, tract {}), {} bytes of {}, about {} multiply-accumulates a turn of {} (at {} ants on {}x{})",
+            "{}: passes ({}, tract {}), {} bytes of {}, about {} multiply-accumulates a turn of {} (at {} head rows on a {}x{} board)",
             args.dir.display(),
             report.adapter_set,
             arena_model::TRACT_VERSION,

@@ -19,7 +19,7 @@ fn main() {
         max_macs: u64::MAX,
     };
     let start = Instant::now();
-    let policy = match arena_model::Policy::load(&dir, &INTERFACE, &limits) {
+    let mut policy = match arena_model::Policy::load(&dir, &INTERFACE, &limits) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("refused: {e}");

@@ -11,7 +11,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use arena_engine::registry::ModelLimits;
-use arena_engine::registry::model::{AdapterSpec, Dim, InputArgs, ModelInterface};
+use arena_engine::registry::model::{
+    AdapterSpec, BoardArgs, Dim, HeadRows, InputArgs, ModelInterface,
+};
 use serde::{Deserialize, Serialize};
 use tract_hir::infer::Factoid;
 use tract_onnx::prelude::*;
@@ -89,13 +91,19 @@ pub enum Refusal {
     WhichHead(usize),
     #[error("the graph cannot be typed by tract: {0}")]
     Typing(String),
-    #[error(
-        "the head {output:?} has shape {shape}, not [N, {width}] (N: the head rows of the inputs)"
-    )]
+    #[error("the head {output:?} has shape {shape}, not [{rows}, {width}]")]
     HeadShape {
         output: String,
         shape: String,
+        /// The rows expected, as the report shows them.
+        rows: String,
         width: usize,
+    },
+    #[error("graph inputs fix the board's {axis} to {first} and to {second}: one size for all")]
+    BoardSizes {
+        axis: &'static str,
+        first: usize,
+        second: usize,
     },
     #[error("the cost cannot be estimated: {0}")]
     Cost(String),
@@ -119,6 +127,8 @@ pub(crate) struct Checked {
     pub report: Report,
     pub typed: TypedModel,
     pub feeds: Vec<Feed>,
+    /// The board size the inputs fix, if they fix one.
+    pub board: BoardArgs,
 }
 
 /// How one graph input is built each turn.
@@ -220,6 +230,7 @@ fn load_unguarded(
             interface.largest_board.1,
         ),
     };
+    let mut resolved = Vec::with_capacity(input_names.len());
     for (ix, name) in input_names.iter().enumerate() {
         let Some(given) = config.inputs.iter().find(|i| &i.name == name) else {
             return Err(Refusal::InputWithoutAdapter(name.clone()));
@@ -227,7 +238,17 @@ fn load_unguarded(
         let declared = model
             .input_fact(ix)
             .map_err(|e| Refusal::Load(format!("{e:#}")))?;
-        let feed = resolve_input(given, declared)?;
+        resolved.push((name, given, resolve_input(given, declared)?));
+    }
+    // One board for every input: a size one input fixes holds for all.
+    let board = board_args(resolved.iter().map(|(_, _, feed)| &feed.args))?;
+    for (name, given, mut feed) in resolved {
+        if given.adapter.shape.contains(&Dim::BoardRows) {
+            feed.args.rows = board.rows;
+        }
+        if given.adapter.shape.contains(&Dim::BoardCols) {
+            feed.args.cols = board.cols;
+        }
         let (sym, conc, shown) = sizes.shapes(given.adapter, &feed.args);
         reports.push(InputReport {
             name: name.clone(),
@@ -244,14 +265,29 @@ fn load_unguarded(
         .output_fact(0)
         .map_err(|e| Refusal::Typing(format!("{e:#}")))?;
     let width = interface.head.width;
+    let (rows, rows_shown) = match interface.head.rows {
+        HeadRows::PerFrame => (
+            TDim::Sym(sizes.rows.clone()),
+            "N (the head rows of the inputs)".to_owned(),
+        ),
+        HeadRows::BoardCells => {
+            let side = |fixed: Option<usize>, sym: &Symbol| {
+                fixed.map_or(TDim::Sym(sym.clone()), |n| TDim::Val(n as i64))
+            };
+            let cells = side(board.rows, &sizes.board_rows) * side(board.cols, &sizes.board_cols);
+            let shown = format!("{cells} (the board's rows x cols)");
+            (cells, shown)
+        }
+    };
     let fits = head_fact.shape.rank() == 2
-        && head_fact.shape[0] == TDim::Sym(sizes.rows.clone())
+        && head_fact.shape[0].clone().simplify() == rows.clone().simplify()
         && head_fact.shape[1] == TDim::Val(width as i64);
     let head_shape: Vec<String> = head_fact.shape.iter().map(show).collect();
     if !fits || head_fact.datum_type != f32::datum_type() {
         return Err(Refusal::HeadShape {
             output: head,
             shape: format!("[{}] ({:?})", head_shape.join(", "), head_fact.datum_type),
+            rows: rows_shown,
             width,
         });
     }
@@ -280,7 +316,33 @@ fn load_unguarded(
         report,
         typed,
         feeds,
+        board,
     })
+}
+
+/// The board size every input agrees on: a dim one input fixes, no two
+/// inputs fixing it differently.
+fn board_args<'a>(args: impl Iterator<Item = &'a InputArgs>) -> Result<BoardArgs, Refusal> {
+    let mut board = BoardArgs::default();
+    for a in args {
+        for (axis, mine, theirs) in [
+            ("rows", &mut board.rows, a.rows),
+            ("cols", &mut board.cols, a.cols),
+        ] {
+            match (*mine, theirs) {
+                (Some(first), Some(second)) if first != second => {
+                    return Err(Refusal::BoardSizes {
+                        axis,
+                        first,
+                        second,
+                    });
+                }
+                (None, Some(n)) => *mine = Some(n),
+                _ => {}
+            }
+        }
+    }
+    Ok(board)
 }
 
 /// The graph prepared for evaluation (tract may panic here too).

@@ -59,6 +59,7 @@ pub fn serve(
         let message = match result {
             Ok(answer) => HostMessage::Ok {
                 eval_us: answer.eval_us,
+                overridden: answer.best_was_illegal,
                 reply: answer.reply,
             },
             Err(strike) => {
@@ -79,24 +80,42 @@ pub fn serve(
     Ok(())
 }
 
+/// What the evaluation thread is asked to do with a frame.
+enum Job {
+    /// Answer it within the deadline.
+    Answer(Vec<u8>, Duration),
+    /// Only read it: its turn was struck before it could be evaluated, but
+    /// the game's reader must still see every frame.
+    Observe(Vec<u8>),
+}
+
 /// The evaluation thread and the one evaluation it may still be running.
 struct Evaluator {
-    frames: mpsc::Sender<(Vec<u8>, Duration)>,
+    frames: mpsc::Sender<Job>,
     answers: mpsc::Receiver<Result<Answer, Strike>>,
     /// An evaluation whose turn was already answered late.
     busy: std::cell::Cell<bool>,
 }
 
 impl Evaluator {
-    fn start(policy: Policy) -> std::io::Result<Evaluator> {
-        let (frames, jobs) = mpsc::channel::<(Vec<u8>, Duration)>();
+    fn start(mut policy: Policy) -> std::io::Result<Evaluator> {
+        let (frames, jobs) = mpsc::channel::<Job>();
         let (results, answers) = mpsc::channel();
         std::thread::Builder::new()
             .name("evaluate".to_owned())
             .spawn(move || {
-                for (frame, deadline) in jobs {
-                    if results.send(policy.answer(&frame, deadline)).is_err() {
-                        return;
+                for job in jobs {
+                    match job {
+                        Job::Answer(frame, deadline) => {
+                            if results.send(policy.answer(&frame, deadline)).is_err() {
+                                return;
+                            }
+                        }
+                        // The turn is struck already; a frame that cannot
+                        // be read was that turn's problem too.
+                        Job::Observe(frame) => {
+                            let _ = policy.observe(&frame);
+                        }
                     }
                 }
             })?;
@@ -128,11 +147,16 @@ impl Evaluator {
                 .recv_timeout(due.saturating_duration_since(Instant::now()))
             {
                 Ok(_) => self.busy.set(false),
-                Err(RecvTimeoutError::Timeout) => return Ok(Err(late())),
+                Err(RecvTimeoutError::Timeout) => {
+                    self.frames.send(Job::Observe(frame)).map_err(|_| gone())?;
+                    return Ok(Err(late()));
+                }
                 Err(RecvTimeoutError::Disconnected) => return Err(gone()),
             }
         }
-        self.frames.send((frame, deadline)).map_err(|_| gone())?;
+        self.frames
+            .send(Job::Answer(frame, deadline))
+            .map_err(|_| gone())?;
         self.busy.set(true);
         match self
             .answers

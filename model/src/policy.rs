@@ -6,7 +6,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use arena_engine::registry::ModelLimits;
-use arena_engine::registry::model::{AdapterError, ModelInterface};
+use arena_engine::registry::model::{
+    AdapterError, BoardArgs, FrameReader, HeadAnswer, ModelInterface,
+};
 use tract_onnx::prelude::*;
 
 use crate::check::{Feed, Refusal, Report, load, optimise};
@@ -48,12 +50,16 @@ impl Strike {
     }
 }
 
-/// A model loaded for play.
+/// A model loaded for play, reading one seat's frames of one game.
 pub struct Policy {
     interface: &'static ModelInterface,
     plan: std::sync::Arc<TypedSimplePlan>,
     feeds: Vec<Feed>,
     report: Report,
+    /// The board size the graph fixes, which the reader pads to.
+    board: BoardArgs,
+    /// What the game's frames said so far (a game's memory lives here).
+    reader: Box<dyn FrameReader>,
 }
 
 impl std::fmt::Debug for Policy {
@@ -70,6 +76,8 @@ impl std::fmt::Debug for Policy {
 pub struct Answer {
     /// The reply line, without its newline.
     pub reply: Vec<u8>,
+    /// The head's best entry was illegal, so the best legal one played.
+    pub best_was_illegal: bool,
     /// Adapters plus evaluation plus the head's reading, in microseconds.
     pub eval_us: u64,
 }
@@ -83,12 +91,21 @@ impl Policy {
     ) -> Result<Policy, Refusal> {
         let checked = load(dir, interface, limits)?;
         let plan = optimise(checked.typed)?;
+        let reader = (interface.reader)(checked.board);
         Ok(Policy {
             interface,
             plan,
             feeds: checked.feeds,
             report: checked.report,
+            board: checked.board,
+            reader,
         })
+    }
+
+    /// Forgets the game read so far: the next frame starts a new game (with
+    /// its handshake).
+    pub fn new_game(&mut self) {
+        self.reader = (self.interface.reader)(self.board);
     }
 
     /// What the check found.
@@ -96,10 +113,17 @@ impl Policy {
         &self.report
     }
 
+    /// Reads one frame without answering it (a turn already struck late):
+    /// what the game's reader remembers stays complete.
+    pub fn observe(&mut self, frame: &[u8]) -> Result<(), Strike> {
+        self.reader.read(frame)?;
+        Ok(())
+    }
+
     /// Answers one frame, within `deadline` or as a [`Strike::Late`].
-    pub fn answer(&self, frame: &[u8], deadline: Duration) -> Result<Answer, Strike> {
+    pub fn answer(&mut self, frame: &[u8], deadline: Duration) -> Result<Answer, Strike> {
         let start = Instant::now();
-        let reply = self.evaluate(frame)?;
+        let answer = self.evaluate_head(frame)?;
         let took = start.elapsed();
         if took > deadline {
             return Err(Strike::Late {
@@ -108,18 +132,24 @@ impl Policy {
             });
         }
         Ok(Answer {
-            reply,
+            reply: answer.line,
+            best_was_illegal: answer.best_was_illegal,
             eval_us: u64::try_from(took.as_micros()).unwrap_or(u64::MAX),
         })
     }
 
     /// The reply line for one frame, however long it takes.
-    pub fn evaluate(&self, frame: &[u8]) -> Result<Vec<u8>, Strike> {
-        let view = (self.interface.decode)(frame)?;
+    pub fn evaluate(&mut self, frame: &[u8]) -> Result<Vec<u8>, Strike> {
+        Ok(self.evaluate_head(frame)?.line)
+    }
+
+    /// The reply for one frame and how the head chose it.
+    fn evaluate_head(&mut self, frame: &[u8]) -> Result<HeadAnswer, Strike> {
+        let view = self.reader.read(frame)?;
         let rows = view.head_rows();
         if rows == 0 {
             // Nothing to order: the reply is known without evaluating.
-            return Ok(view.reply(&[])?);
+            return Ok(view.answer(&[])?);
         }
         let mut inputs = TVec::with_capacity(self.feeds.len());
         for feed in &self.feeds {
@@ -140,7 +170,7 @@ impl Policy {
             .first()
             .ok_or_else(|| Strike::Evaluation("the graph returned no output".to_owned()))?;
         let scores = read_head(head, rows, self.interface.head.width)?;
-        Ok(view.reply(&scores)?)
+        Ok(view.answer(&scores)?)
     }
 }
 

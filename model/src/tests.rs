@@ -111,10 +111,10 @@ fn every_malformed_model_is_refused_with_its_reason() {
 #[test]
 fn the_starter_stay_and_random_models_answer_every_ant() {
     let frame = frame();
-    let stay = Policy::load(&bot("ants-models/stay"), &INTERFACE, &LIMITS).unwrap();
+    let mut stay = Policy::load(&bot("ants-models/stay"), &INTERFACE, &LIMITS).unwrap();
     assert_eq!(orders(&stay.evaluate(&frame).unwrap()), "---");
     for path in ["ants-models/starter", "ants-models/random"] {
-        let policy = Policy::load(&bot(path), &INTERFACE, &LIMITS).unwrap();
+        let mut policy = Policy::load(&bot(path), &INTERFACE, &LIMITS).unwrap();
         let answer = policy.answer(&frame, Duration::from_secs(60)).unwrap();
         let got = orders(&answer.reply);
         assert_eq!(got.len(), 3, "{path}: {got}");
@@ -126,7 +126,7 @@ fn the_starter_stay_and_random_models_answer_every_ant() {
 
 #[test]
 fn the_starter_walks_to_food_and_keeps_off_water() {
-    let policy = Policy::load(&bot("ants-models/starter"), &INTERFACE, &LIMITS).unwrap();
+    let mut policy = Policy::load(&bot("ants-models/starter"), &INTERFACE, &LIMITS).unwrap();
     let got = orders(&policy.evaluate(&frame()).unwrap());
     // Ant 0 at (2,2): food three squares east. Ant 2 at (7,4): food just
     // north, already in reach, so it holds.
@@ -136,14 +136,14 @@ fn the_starter_walks_to_food_and_keeps_off_water() {
 
 #[test]
 fn a_colony_without_ants_is_answered_without_evaluating() {
-    let policy = Policy::load(&bot("test/ants-models/nan"), &INTERFACE, &LIMITS).unwrap();
+    let mut policy = Policy::load(&bot("test/ants-models/nan"), &INTERFACE, &LIMITS).unwrap();
     let frame = br#"{"rows":2,"cols":2,"map":["..",".."],"ants":[],"mine":[]}"#;
     assert_eq!(policy.evaluate(frame).unwrap(), br#"{"orders":""}"#);
 }
 
 #[test]
 fn a_nan_head_is_a_strike() {
-    let policy = Policy::load(&bot("test/ants-models/nan"), &INTERFACE, &LIMITS).unwrap();
+    let mut policy = Policy::load(&bot("test/ants-models/nan"), &INTERFACE, &LIMITS).unwrap();
     let strike = policy.evaluate(&frame()).unwrap_err();
     assert!(
         matches!(strike, Strike::NotFinite { row: 0, .. }),
@@ -154,7 +154,7 @@ fn a_nan_head_is_a_strike() {
 
 #[test]
 fn a_bad_frame_is_an_adapter_strike() {
-    let policy = Policy::load(&bot("ants-models/stay"), &INTERFACE, &LIMITS).unwrap();
+    let mut policy = Policy::load(&bot("ants-models/stay"), &INTERFACE, &LIMITS).unwrap();
     let strike = policy.evaluate(b"{\"rows\":1}\n").unwrap_err();
     assert_eq!(strike.kind(), "adapter", "{strike}");
 }
@@ -179,7 +179,7 @@ fn a_head_of_the_wrong_shape_at_run_time_is_a_strike() {
 
 #[test]
 fn a_slow_model_is_late() {
-    let policy = Policy::load(&bot("test/ants-models/too-slow"), &INTERFACE, &LIMITS).unwrap();
+    let mut policy = Policy::load(&bot("test/ants-models/too-slow"), &INTERFACE, &LIMITS).unwrap();
     let strike = policy
         .answer(&frame(), Duration::from_millis(1))
         .unwrap_err();
@@ -322,7 +322,7 @@ fn the_host_keeps_the_deadline_of_a_slow_graph() {
     }
     // The second and third answers did not wait for the evaluations.
     let one_evaluation = {
-        let policy =
+        let mut policy =
             crate::Policy::load(&bot("test/ants-models/too-slow"), &INTERFACE, &LIMITS).unwrap();
         let t = std::time::Instant::now();
         let _ = policy.evaluate(&frame());

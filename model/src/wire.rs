@@ -4,7 +4,9 @@
 //! Worker to host, per turn: `turn <deadline_ms> <len>\n` and exactly
 //! `len` bytes, the frame.
 //! Host to worker, exactly one line per turn, in order: `ok <eval_us>
-//! <reply>` or `strike <kind>: <reason>`; or, as the answer to the first
+//! <overridden> <reply>` (`overridden` 1 when the head's best entry was
+//! illegal and the best legal one is the reply, else 0) or `strike <kind>:
+//! <reason>`; or, as the answer to the first
 //! turn only, `refused <reason>` when the check refused the model (the host
 //! then exits).
 //! End of the host's stdin ends the game; the host exits 0.
@@ -61,8 +63,13 @@ pub fn read_turn(input: &mut impl BufRead) -> std::io::Result<Option<TurnRequest
 pub enum HostMessage {
     /// The model cannot play (the reason is the check's).
     Refused(String),
-    /// A turn's reply line and how long adapters and evaluation took.
-    Ok { eval_us: u64, reply: Vec<u8> },
+    /// A turn's reply line, how long adapters and evaluation took, and
+    /// whether the head's best entry was illegal.
+    Ok {
+        eval_us: u64,
+        overridden: bool,
+        reply: Vec<u8>,
+    },
     /// A turn that counts as a strike: its kind (`adapter`, `evaluation`,
     /// `head_shape`, `not_finite`, `late`) and reason.
     Strike { kind: String, reason: String },
@@ -74,8 +81,12 @@ impl HostMessage {
         let one_line = |text: &str| text.replace(['\n', '\r'], " ");
         let mut out = match self {
             HostMessage::Refused(reason) => format!("refused {}", one_line(reason)).into_bytes(),
-            HostMessage::Ok { eval_us, reply } => {
-                let mut out = format!("ok {eval_us} ").into_bytes();
+            HostMessage::Ok {
+                eval_us,
+                overridden,
+                reply,
+            } => {
+                let mut out = format!("ok {eval_us} {} ", u8::from(*overridden)).into_bytes();
                 out.extend(reply.iter().filter(|&&b| b != b'\n' && b != b'\r'));
                 out
             }
@@ -99,9 +110,15 @@ impl HostMessage {
             b"ok" => {
                 let at = rest.iter().position(|&b| b == b' ')?;
                 let eval_us = std::str::from_utf8(&rest[..at]).ok()?.parse().ok()?;
+                let overridden = match rest.get(at + 1..at + 3)? {
+                    b"0 " => false,
+                    b"1 " => true,
+                    _ => return None,
+                };
                 HostMessage::Ok {
                     eval_us,
-                    reply: rest[at + 1..].to_vec(),
+                    overridden,
+                    reply: rest[at + 3..].to_vec(),
                 }
             }
             b"strike" => {
@@ -126,11 +143,18 @@ mod tests {
             HostMessage::Refused("unsupported operator Det\nsecond line".to_owned()),
             HostMessage::Ok {
                 eval_us: 120,
+                overridden: false,
                 reply: br#"{"orders":"N-"}"#.to_vec(),
             },
             HostMessage::Ok {
                 eval_us: 0,
+                overridden: true,
                 reply: Vec::new(),
+            },
+            HostMessage::Ok {
+                eval_us: 7,
+                overridden: true,
+                reply: b"0 3 4 1 1".to_vec(),
             },
             HostMessage::Strike {
                 kind: "late".to_owned(),
@@ -148,6 +172,8 @@ mod tests {
             }
         }
         assert_eq!(HostMessage::parse(b"ok x {}"), None);
+        assert_eq!(HostMessage::parse(b"ok 1 2 {}"), None);
+        assert_eq!(HostMessage::parse(b"ok 1 {}"), None);
         assert_eq!(HostMessage::parse(b"hello"), None);
     }
 

@@ -19,7 +19,13 @@ fn bot(name: &str) -> PathBuf {
 
 /// Plays one game; whether the starter (in seat `starter_seat`) alone
 /// placed first.
-fn starter_wins(map: &str, seats: usize, seed: u64, starter: &Policy, random: &Policy) -> bool {
+fn starter_wins(
+    map: &str,
+    seats: usize,
+    seed: u64,
+    starter: &mut Policy,
+    random: &mut Policy,
+) -> bool {
     let entry = registry::find("ants").unwrap();
     let given = Rules::parse_pairs(&format!("map={map},max_turns=200")).unwrap();
     let rules = entry.rules(&given).unwrap();
@@ -35,10 +41,11 @@ fn starter_wins(map: &str, seats: usize, seed: u64, starter: &Policy, random: &P
             }
             frame.clear();
             game.write_frame(seat, &mut frame);
+            // Ants frames say everything: one policy may read every seat's.
             let policy = if seat == starter_seat {
-                starter
+                &mut *starter
             } else {
-                random
+                &mut *random
             };
             let reply = policy.evaluate(&frame).expect("the shipped models answer");
             actions.push(Some(
@@ -59,14 +66,14 @@ fn the_starter_beats_the_random_model_in_four_games_of_five() {
     let entry = registry::find("ants").unwrap();
     let interface = entry.model.expect("ants plays model graphs");
     let limits = entry.limits.model.expect("ants has model limits");
-    let starter = Policy::load(&bot("starter"), interface, &limits).unwrap();
-    let random = Policy::load(&bot("random"), interface, &limits).unwrap();
+    let mut starter = Policy::load(&bot("starter"), interface, &limits).unwrap();
+    let mut random = Policy::load(&bot("random"), interface, &limits).unwrap();
     let mut wins = 0;
     let mut games = 0;
     for (map, seats, count) in [("duel", 2, 30), ("quartet", 4, 10), ("octet", 8, 10)] {
         for seed in 0..count {
             games += 1;
-            if starter_wins(map, seats, seed, &starter, &random) {
+            if starter_wins(map, seats, seed, &mut starter, &mut random) {
                 wins += 1;
             }
         }

@@ -67,6 +67,11 @@ class VecEnv:
             float tensor as ``"reference"``; the compact planes are always
             there).
         masks: add the legal-action masks as ``"mask"``.
+        memory: add what a model seat's adapters give beyond the frame, as
+            float32 arrays exactly as a model graph reads them in a match
+            (``docs/games/generals-models.md``): ``"memory"`` (N, P, 6, S,
+            S), ``"history"`` (N, P, 512, 2; the ``history`` adapter with
+            ``turns=T`` is ``history[:, :, -T:]``) and ``"totals"`` (N, P, 7).
         side: the padded board side (default: the game's largest side).
         opponents: ``{seat: "scripted" | "random"}``: seats the environment
             plays itself; their actions are ignored.
@@ -86,6 +91,7 @@ class VecEnv:
         num_threads: int = 1,
         observation: str = "compact",
         masks: bool = False,
+        memory: bool = False,
         side: Optional[int] = None,
         opponents: Optional[Mapping[int, str]] = None,
         record: bool = True,
@@ -107,6 +113,7 @@ class VecEnv:
             side,
             observation in ("reference", "both"),
             bool(masks),
+            bool(memory),
             builtin,
             bool(record),
         )

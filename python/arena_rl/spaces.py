@@ -27,6 +27,11 @@ def observation_space(env: VecEnv) -> spaces.Dict:
         parts["reference"] = spaces.Box(0.0, np.float32(2**31), (channels, side, side), np.float32)
     if "mask" in env.observations:
         parts["mask"] = spaces.Box(0, 1, (side, side, env.actions_per_cell), np.bool_)
+    if "memory" in env.observations:
+        big = np.float32(2**31)
+        parts["memory"] = spaces.Box(-1.0, big, env.observations["memory"].shape[2:], np.float32)
+        parts["history"] = spaces.Box(0.0, big, env.observations["history"].shape[2:], np.float32)
+        parts["totals"] = spaces.Box(0.0, big, env.observations["totals"].shape[2:], np.float32)
     return spaces.Dict(parts)
 
 

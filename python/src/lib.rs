@@ -83,7 +83,7 @@ fn rules_from(options: Option<&Bound<'_, PyDict>>) -> PyResult<Rules> {
 #[pymethods]
 impl NativeEnv {
     #[new]
-    #[pyo3(signature = (game, seats, num_envs, num_threads, options=None, side=None, reference=false, masks=false, builtin=Vec::new(), record=true))]
+    #[pyo3(signature = (game, seats, num_envs, num_threads, options=None, side=None, reference=false, masks=false, memory=false, builtin=Vec::new(), record=true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -95,6 +95,7 @@ impl NativeEnv {
         side: Option<usize>,
         reference: bool,
         masks: bool,
+        memory: bool,
         builtin: Vec<(usize, String)>,
         record: bool,
     ) -> PyResult<NativeEnv> {
@@ -115,7 +116,11 @@ impl NativeEnv {
             rules: &rules,
             envs: num_envs,
             side,
-            layout: ObsLayout { reference, masks },
+            layout: ObsLayout {
+                reference,
+                masks,
+                memory,
+            },
             builtin: &builtin,
             record,
         };

@@ -80,6 +80,9 @@ pub struct ObsLayout {
     pub reference: bool,
     /// The legal-action masks.
     pub masks: bool,
+    /// The model adapters' memory inputs: what each seat remembers of the
+    /// board, the opponents' totals of the last turns, and the totals line.
+    pub memory: bool,
 }
 
 /// A configured environment as the outside sees it.

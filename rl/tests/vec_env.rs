@@ -32,6 +32,7 @@ fn open(
         layout: ObsLayout {
             reference: true,
             masks: true,
+            memory: true,
         },
         builtin,
         record: true,
@@ -167,4 +168,73 @@ fn a_bad_action_moves_nothing() {
         })
         .unwrap_err();
     assert!(matches!(err, EnvError::Shape(_)), "{err}");
+}
+
+/// The memory, history and totals arrays are, number for number, what the
+/// `generals/1` adapters give a model seat that reads the same game's
+/// frames: one memory, kept the same way in training and in a match.
+#[test]
+fn the_memory_arrays_are_what_a_model_seat_reads() {
+    use arena_engine::generals::observe::adapters::{CLASSIC, COMPETITION};
+    use arena_engine::registry::model::{BoardArgs, FrameReader, InputArgs, ModelInterface};
+
+    let cases: [(&str, &'static ModelInterface); 2] = [
+        (generals::ENTRY.name, &COMPETITION),
+        ("generals-classic", &CLASSIC),
+    ];
+    for (game, interface) in cases {
+        let builtin = [(0, Builtin::Scripted), (1, Builtin::Random)];
+        let mut e = open(game, 2, 2, Rules::default(), &builtin);
+        e.env.reset(Some(5)).unwrap();
+        let side = e.env.spec().side;
+        let board = BoardArgs {
+            rows: Some(side),
+            cols: Some(side),
+        };
+        let mut readers: Vec<Box<dyn FrameReader>> =
+            (0..4).map(|_| (interface.reader)(board)).collect();
+        let mut history = InputArgs::default();
+        history.params.insert("turns".to_owned(), 512);
+        let planes = 6 * side * side;
+        let mut forgotten = 0;
+        for _ in 0..300 {
+            for env in 0..2 {
+                let turn = e.arrays.get::<i32>("turn")[env];
+                for seat in 0..2 {
+                    let reader = &mut readers[env * 2 + seat];
+                    let mut message = Vec::new();
+                    if turn == 0 {
+                        *reader = (interface.reader)(board);
+                        message = e.env.query(env, Query::Handshake { seat }).unwrap();
+                    }
+                    message.extend(e.env.query(env, Query::Frame { seat }).unwrap());
+                    let view = reader.read(&message).unwrap();
+                    let row = env * 2 + seat;
+                    let memory = &e.arrays.get::<f32>("memory")[row * planes..(row + 1) * planes];
+                    let read = view.input("memory", &InputArgs::default()).unwrap();
+                    assert!(
+                        read.data == memory,
+                        "{game} env {env} seat {seat} turn {turn}"
+                    );
+                    let kept = &e.arrays.get::<f32>("history")[row * 1024..(row + 1) * 1024];
+                    assert!(view.input("history", &history).unwrap().data == kept);
+                    let totals = &e.arrays.get::<f32>("totals")[row * 7..(row + 1) * 7];
+                    assert!(view.input("totals", &InputArgs::default()).unwrap().data == totals);
+                    // Seen before, out of sight now: the memory is used.
+                    forgotten += memory[..side * side]
+                        .iter()
+                        .zip(&memory[side * side..2 * side * side])
+                        .filter(|&(&seen, &last)| seen == 1.0 && last < turn as f32)
+                        .count();
+                }
+            }
+            e.env
+                .step(&Actions::Flat {
+                    values: &[0; 4],
+                    seats: 2,
+                })
+                .unwrap();
+        }
+        assert!(forgotten > 0, "{game}: no cell ever left sight");
+    }
 }

@@ -735,6 +735,11 @@ impl Referee<'_> {
                 ),
                 None => (Vec::new(), Vec::new(), Vec::new(), Vec::new()),
             };
+            let runtime_stats = record
+                .runtime
+                .as_ref()
+                .map(|r| r.stats())
+                .unwrap_or_default();
             if !build_log.is_empty() {
                 log.extend_from_slice(b"\n[arena: build log]\n");
                 log.extend_from_slice(&build_log);
@@ -755,6 +760,7 @@ impl Referee<'_> {
                     .game
                     .seat_stats(seat)
                     .into_iter()
+                    .chain(runtime_stats)
                     .map(|(k, v)| (k.to_owned(), v))
                     .collect(),
                 fuel: FuelUse::from_turns(&mut fuel),

@@ -24,8 +24,8 @@
 use serde::Deserialize;
 
 use crate::registry::model::{
-    AdapterError, AdapterSpec, Dim, FrameView, HeadSpec, InputArgs, InputTensor, ModelInterface,
-    ParamSpec,
+    AdapterError, AdapterSpec, BoardArgs, Dim, FrameReader, FrameView, HeadRows, HeadSpec,
+    InputArgs, InputTensor, ModelInterface, ParamSpec, Stateless,
 };
 
 /// The contract between Ants and the model host.
@@ -33,13 +33,19 @@ pub static INTERFACE: ModelInterface = ModelInterface {
     adapter_set: "ants/1",
     adapters: &[LOCAL_WINDOW, WHOLE_MAP],
     head: HeadSpec {
+        rows: HeadRows::PerFrame,
         width: 5,
         columns: &["N", "E", "S", "W", "stay"],
     },
     largest_board: LARGEST_BOARD,
     reference_rows: REFERENCE_ANTS,
-    decode,
+    reader,
 };
+
+/// Every frame says all an adapter needs: nothing is remembered.
+fn reader(_: BoardArgs) -> Box<dyn FrameReader> {
+    Box::new(Stateless(decode))
+}
 
 /// The board size the cost estimate assumes: the largest map the game
 /// accepts.

@@ -29,19 +29,24 @@ pub use ruleset::Ruleset;
 pub use state::StateError;
 
 use crate::game::{Game, Malformed, Outcome, Seat};
-use crate::registry::{self, FrameFormat, GameEntry, Limits, RuntimeKind};
+use crate::registry::{self, FrameFormat, GameEntry, Limits, ModelLimits, RuntimeKind};
 use crate::session::Session;
 
 /// The competition's runner limits: 10 s for the first reply (bots may warm
-/// up), 150 ms for every later one, 50 faults, replies up to 4 KiB. The
-/// classic ruleset plays under the same.
+/// up, a model host loads its graph), 150 ms for every later one (a model's
+/// adapters and evaluation included), 50 faults, replies up to 4 KiB; a
+/// model graph of up to 64 MiB and 500 million multiply-accumulates a turn
+/// on the largest board. The classic ruleset plays under the same.
 pub const LIMITS: Limits = Limits {
     first_move_ms: 10_000,
     move_ms: 150,
     fault_limit: 50,
     reply_cap: 4096,
     fuel: None,
-    model: None,
+    model: Some(ModelLimits {
+        max_bytes: 64 << 20,
+        max_macs: 500_000_000,
+    }),
 };
 
 /// The registry entry: two seats, the competition's limits, no options (the
@@ -54,9 +59,9 @@ pub static ENTRY: GameEntry = GameEntry {
     options: &[],
     limits: LIMITS,
     frames: FrameFormat::Text,
-    runtimes: &[RuntimeKind::Process],
+    runtimes: &[RuntimeKind::Process, RuntimeKind::Model],
     baselines: &[],
-    model: None,
+    model: Some(&observe::adapters::COMPETITION),
     new_match: |setup| {
         Generals::try_from_seed(setup.seed, Params::default())
             .map(Session::boxed)

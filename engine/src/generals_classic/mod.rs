@@ -230,9 +230,9 @@ pub static ENTRY: GameEntry = GameEntry {
     // The competition's deadlines and fault budget: the same protocol.
     limits: generals::LIMITS,
     frames: FrameFormat::Text,
-    runtimes: &[RuntimeKind::Process],
+    runtimes: &[RuntimeKind::Process, RuntimeKind::Model],
     baselines: &[],
-    model: None,
+    model: Some(&generals::observe::adapters::CLASSIC),
     new_match,
     open_replay,
 };

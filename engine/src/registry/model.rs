@@ -26,13 +26,55 @@ pub struct ModelInterface {
     /// The head rows (ants, units...) the cost estimate assumes: a typical
     /// busy turn, not the worst case (which has no useful bound).
     pub reference_rows: usize,
-    /// Reads one frame (the bytes the seat would have been sent) into a
-    /// view that builds inputs and the reply.
-    pub decode: DecodeFrame,
+    /// Starts reading one seat's frames of one game, for a graph that fixes
+    /// the board size it is given (see [`InputArgs::rows`]).
+    pub reader: NewReader,
 }
 
-/// A game's frame reader (see [`ModelInterface::decode`]).
+/// Starts a game's frame reader (see [`ModelInterface::reader`]).
+pub type NewReader = fn(BoardArgs) -> Box<dyn FrameReader>;
+
+/// A game's reader of one frame alone (see [`Stateless`]).
 pub type DecodeFrame = fn(&[u8]) -> Result<Box<dyn FrameView>, AdapterError>;
+
+/// The board size a graph fixes for every input, when it fixes one: all
+/// inputs that fix [`Dim::BoardRows`] (or [`Dim::BoardCols`]) fix the same
+/// size, which the head's rows may depend on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BoardArgs {
+    pub rows: Option<usize>,
+    pub cols: Option<usize>,
+}
+
+/// Reads the messages a seat is sent during one game, in order, and may
+/// remember what earlier ones said (the fog hides it afterwards).
+pub trait FrameReader: Send {
+    /// Reads the next message: the bytes a process bot would have been
+    /// sent this turn, the handshake included on the first turn. Every
+    /// message must be read, also when no reply is wanted from it, so that
+    /// what the reader remembers is the same whatever the evaluations did.
+    fn read(&mut self, message: &[u8]) -> Result<Box<dyn FrameView + '_>, AdapterError>;
+}
+
+/// A reader for games whose frame is one line that says everything: each
+/// message's last line is decoded alone (the handshake before it adds
+/// nothing).
+pub struct Stateless(pub DecodeFrame);
+
+impl FrameReader for Stateless {
+    fn read(&mut self, message: &[u8]) -> Result<Box<dyn FrameView + '_>, AdapterError> {
+        (self.0)(last_line(message))
+    }
+}
+
+/// The last complete line of `message` (with its newline).
+fn last_line(message: &[u8]) -> &[u8] {
+    let body = message.strip_suffix(b"\n").unwrap_or(message);
+    match body.iter().rposition(|&b| b == b'\n') {
+        Some(cut) => &message[cut + 1..],
+        None => message,
+    }
+}
 
 impl ModelInterface {
     /// The adapter called `name`.
@@ -106,13 +148,26 @@ impl InputArgs {
     }
 }
 
-/// The output the host reads: `[HeadRows, width]` scores.
+/// The output the host reads: `[rows, width]` scores.
 #[derive(Debug)]
 pub struct HeadSpec {
+    /// What the head's rows are.
+    pub rows: HeadRows,
     /// Scores per row.
     pub width: usize,
     /// What each score column means, in order (`N`, `E`, ...).
     pub columns: &'static [&'static str],
+}
+
+/// What one row of the head scores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeadRows {
+    /// One row per unit of this frame ([`Dim::HeadRows`]; an ant): the
+    /// graph leaves the head's rows symbolic, as its inputs' rows.
+    PerFrame,
+    /// One row per cell of the board as the inputs give it, row-major:
+    /// `rows × cols` of [`Dim::BoardRows`] and [`Dim::BoardCols`].
+    BoardCells,
 }
 
 /// A tensor an adapter built: row-major `data` of `shape`.
@@ -133,6 +188,23 @@ pub trait FrameView {
     /// The reply line (without its newline) for `scores`, `head_rows()`
     /// rows of the head's width, row-major, every score finite.
     fn reply(&self, scores: &[f32]) -> Result<Vec<u8>, AdapterError>;
+
+    /// [`FrameView::reply`], and whether the head's best entry of all was
+    /// one the game refused as illegal (and so not what was played). A game
+    /// that plays whatever its head says never refuses one.
+    fn answer(&self, scores: &[f32]) -> Result<HeadAnswer, AdapterError> {
+        Ok(HeadAnswer {
+            line: self.reply(scores)?,
+            best_was_illegal: false,
+        })
+    }
+}
+
+/// A reply and how it was chosen (see [`FrameView::answer`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeadAnswer {
+    pub line: Vec<u8>,
+    pub best_was_illegal: bool,
 }
 
 /// A frame that no adapter can read, or arguments an adapter cannot use.
@@ -149,4 +221,21 @@ pub enum AdapterError {
     },
     #[error("the head has {got} scores, not {want}")]
     HeadSize { got: usize, want: usize },
+    #[error("the board does not fit the graph: {0}")]
+    Board(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_line;
+
+    #[test]
+    fn a_stateless_reader_decodes_the_last_line() {
+        assert_eq!(
+            last_line(b"{\"game\":1}\n{\"turn\":1}\n"),
+            b"{\"turn\":1}\n"
+        );
+        assert_eq!(last_line(b"{\"turn\":2}\n"), b"{\"turn\":2}\n");
+        assert_eq!(last_line(b"{\"turn\":3}"), b"{\"turn\":3}");
+    }
 }

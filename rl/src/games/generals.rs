@@ -10,9 +10,11 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arena_engine::generals::observe::actions::ActionSpace;
+use arena_engine::generals::observe::adapters::{TOTALS_FIELDS, totals};
 use arena_engine::generals::observe::compact::{Compact, CompactMut, Observe, Observer};
+use arena_engine::generals::observe::memory::{MAX_HISTORY, MEMORY_CHANNELS, Memory};
 use arena_engine::generals::observe::{
-    HeaderLayout, View, legal_mask, reference_channels, write_reference_rows,
+    HeaderLayout, ObserveError, View, legal_mask, reference_channels, write_reference_rows,
 };
 use arena_engine::generals::random::random_legal_action;
 use arena_engine::generals::scripted::{Scripted, ScriptedRules};
@@ -33,6 +35,9 @@ use crate::vec_env::{Actions, EnvError};
 
 /// Fields of a five-integer action: `[pass, row, col, dir, split]`.
 pub const ACTION_FIELDS: usize = 5;
+
+/// Numbers in a seat's totals line.
+const TOTALS: usize = TOTALS_FIELDS.len();
 
 /// The most seats any generals format has.
 const MAX_SEATS: usize = generals_classic::multi::MAX_SEATS;
@@ -306,6 +311,7 @@ struct Config {
     channels: usize,
     reference: bool,
     masks: bool,
+    memory: bool,
     /// The built-in player of each seat the caller does not play.
     builtin: Vec<Option<Builtin>>,
     record: bool,
@@ -375,6 +381,7 @@ impl GeneralsFamily {
                 channels,
                 reference: request.layout.reference,
                 masks: request.layout.masks,
+                memory: request.layout.memory,
                 builtin: (0..seats)
                     .map(|s| {
                         request
@@ -435,6 +442,23 @@ fn spec(
             Group::Obs,
         ));
     }
+    if request.layout.memory {
+        arrays.extend([
+            array(
+                "memory",
+                Dtype::F32,
+                &[n, seats, MEMORY_CHANNELS.len(), side, side],
+                Group::Obs,
+            ),
+            array(
+                "history",
+                Dtype::F32,
+                &[n, seats, MAX_HISTORY, 2],
+                Group::Obs,
+            ),
+            array("totals", Dtype::F32, &[n, seats, TOTALS], Group::Obs),
+        ]);
+    }
     arrays.extend([
         array("reward", Dtype::F32, &[n, seats], Group::Step),
         array("terminated", Dtype::Bool, &[n], Group::Step),
@@ -481,6 +505,9 @@ struct Columns {
     header: Column<i64>,
     reference: Option<Column<f32>>,
     mask: Option<Column<u8>>,
+    memory: Option<Column<f32>>,
+    history: Option<Column<f32>>,
+    totals: Option<Column<f32>>,
     reward: Column<f32>,
     terminated: Column<u8>,
     truncated: Column<u8>,
@@ -508,6 +535,9 @@ impl Columns {
             header: get(buffers, "header"),
             reference: buffers.column("reference"),
             mask: buffers.column("mask"),
+            memory: buffers.column("memory"),
+            history: buffers.column("history"),
+            totals: buffers.column("totals"),
             reward: get(buffers, "reward"),
             terminated: get(buffers, "terminated"),
             truncated: get(buffers, "truncated"),
@@ -541,6 +571,8 @@ struct Env {
     observer: Observer,
     /// The built-in player of each seat the caller does not play.
     bots: Vec<Option<Bot>>,
+    /// What each seat remembers of this episode (kept when asked for).
+    memories: Vec<Memory>,
 }
 
 /// A built-in player with its memory.
@@ -610,6 +642,7 @@ impl GeneralsSlice {
                     fresh: true,
                     observer: Observer::new(),
                     bots: config.builtin.iter().map(|b| b.map(Bot::new)).collect(),
+                    memories: vec![Memory::new(); config.seats],
                 }
             })
             .collect();
@@ -658,6 +691,9 @@ fn begin(env: &mut Env, board: Board, seed: u64) {
     env.over = false;
     env.fresh = true;
     env.observer.forget();
+    for memory in &mut env.memories {
+        memory.forget();
+    }
     for (seat, bot) in env.bots.iter_mut().enumerate() {
         if let Some(bot) = bot {
             bot.reset(seed, seat);
@@ -749,6 +785,9 @@ impl Ctx<'_> {
                 .map_err(|e| EnvError::Engine(e.to_string()))?;
             }
         }
+        if config.memory {
+            self.remember(env_index, env, &rows)?;
+        }
         let c = &self.columns;
         // SAFETY: one row each of this slice's environment.
         unsafe {
@@ -779,6 +818,45 @@ impl Ctx<'_> {
             c.board_size
                 .row(env_index)
                 .copy_from_slice(&[h as i32, w as i32]);
+        }
+        Ok(())
+    }
+
+    /// Updates every seat's memory with its new view and writes the
+    /// memory, history and totals arrays, as the model adapters give them.
+    fn remember(&self, env_index: usize, env: &mut Env, rows: &Rows<'_>) -> Result<(), EnvError> {
+        let config = self.config;
+        let (Some(memory), Some(history), Some(totals_column)) = (
+            self.columns.memory,
+            self.columns.history,
+            self.columns.totals,
+        ) else {
+            return Ok(());
+        };
+        // SAFETY: one row each of this slice's environment, not otherwise
+        // borrowed.
+        let (memory, history, totals_out) = unsafe {
+            (
+                memory.row(env_index),
+                history.row(env_index),
+                totals_column.row(env_index),
+            )
+        };
+        let planes = MEMORY_CHANNELS.len() * config.side * config.side;
+        let engine = |e: ObserveError| EnvError::Engine(e.to_string());
+        for seat in 0..config.seats {
+            let view = rows.view(config, seat, &env.board);
+            let kept = &mut env.memories[seat];
+            kept.update(&view).map_err(engine)?;
+            kept.write_planes(config.side, &mut memory[seat * planes..(seat + 1) * planes])
+                .map_err(engine)?;
+            let window = 2 * MAX_HISTORY;
+            kept.write_history(
+                MAX_HISTORY,
+                &mut history[seat * window..(seat + 1) * window],
+            )
+            .map_err(engine)?;
+            totals_out[seat * TOTALS..(seat + 1) * TOTALS].copy_from_slice(&totals(&view));
         }
         Ok(())
     }

@@ -19,6 +19,7 @@ mod coordinator_restart;
 mod cut_off_worker;
 mod drain;
 mod ffa_tournament;
+mod generals_models;
 mod grid_royale_tournaments;
 mod lease_ttl;
 mod quick_start;

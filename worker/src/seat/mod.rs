@@ -100,4 +100,10 @@ pub trait SeatRuntime: Send {
     fn evaluations(&self) -> &[u64] {
         &[]
     }
+
+    /// Counters the runtime keeps of this seat, reported beside the game's
+    /// own (a model seat's overridden heads).
+    fn stats(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }

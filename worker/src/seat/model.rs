@@ -83,6 +83,8 @@ pub struct ModelSeat {
     evaluations: Vec<u64>,
     /// The host has answered at least one turn (so it accepted the graph).
     answered: bool,
+    /// Turns whose head's best entry was illegal (the best legal one played).
+    overridden: u64,
     message: Vec<u8>,
     seat: usize,
 }
@@ -93,6 +95,7 @@ impl ModelSeat {
             host,
             evaluations: Vec::new(),
             answered: false,
+            overridden: 0,
             message: Vec::new(),
             seat,
         }
@@ -107,8 +110,13 @@ impl ModelSeat {
         let first = !self.answered;
         self.answered = true;
         match answer {
-            HostAnswer::Reply { eval_us, line } => {
+            HostAnswer::Reply {
+                eval_us,
+                overridden,
+                line,
+            } => {
                 self.evaluations.push(eval_us.saturating_mul(1_000));
+                self.overridden += u64::from(overridden);
                 Answer::Reply(line)
             }
             HostAnswer::Strike { reason } => {
@@ -132,9 +140,9 @@ impl SeatRuntime for ModelSeat {
     fn offer(&mut self, offer: Offer<'_>) -> Result<(), RunnerError> {
         let Budget::Wall(deadline) = offer.budget;
         self.message.clear();
-        // The handshake line, on the first frame, says nothing the frame
-        // does not: the host reads the frame alone.
-        wire::write_turn(deadline, last_line(offer.frame), &mut self.message);
+        // The whole message, the handshake included on the first turn: the
+        // game's reader in the host decides what it needs of it.
+        wire::write_turn(deadline, offer.frame, &mut self.message);
         let message = std::mem::take(&mut self.message);
         let sent = self.host.offer(Offer {
             seat: offer.seat,
@@ -197,14 +205,9 @@ impl SeatRuntime for ModelSeat {
     fn evaluations(&self) -> &[u64] {
         &self.evaluations
     }
-}
 
-/// The last complete line of `frame` (with its newline).
-fn last_line(frame: &[u8]) -> &[u8] {
-    let body = frame.strip_suffix(b"\n").unwrap_or(frame);
-    match body.iter().rposition(|&b| b == b'\n') {
-        Some(cut) => &frame[cut + 1..],
-        None => frame,
+    fn stats(&self) -> Vec<(&'static str, u64)> {
+        vec![("illegal_best_entries", self.overridden)]
     }
 }
 
@@ -225,10 +228,20 @@ mod wire {
     /// One answer line of the host.
     #[derive(Debug, PartialEq, Eq)]
     pub enum HostAnswer {
-        Reply { eval_us: u64, line: Vec<u8> },
-        Strike { reason: String },
-        Refused { reason: String },
-        Error { message: String },
+        Reply {
+            eval_us: u64,
+            overridden: bool,
+            line: Vec<u8>,
+        },
+        Strike {
+            reason: String,
+        },
+        Refused {
+            reason: String,
+        },
+        Error {
+            message: String,
+        },
     }
 
     impl HostAnswer {
@@ -242,9 +255,15 @@ mod wire {
                 b"ok" => {
                     let cut = rest.iter().position(|&b| b == b' ')?;
                     let eval_us = std::str::from_utf8(&rest[..cut]).ok()?.parse().ok()?;
+                    let overridden = match rest.get(cut + 1..cut + 3)? {
+                        b"0 " => false,
+                        b"1 " => true,
+                        _ => return None,
+                    };
                     Some(HostAnswer::Reply {
                         eval_us,
-                        line: rest[cut + 1..].to_vec(),
+                        overridden,
+                        line: rest[cut + 3..].to_vec(),
                     })
                 }
                 b"strike" => Some(HostAnswer::Strike { reason: text(rest) }),
@@ -255,19 +274,5 @@ mod wire {
                 _ => None,
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::last_line;
-
-    #[test]
-    fn the_frame_is_the_last_line() {
-        assert_eq!(
-            last_line(b"{\"game\":1}\n{\"turn\":1}\n"),
-            b"{\"turn\":1}\n"
-        );
-        assert_eq!(last_line(b"{\"turn\":2}\n"), b"{\"turn\":2}\n");
     }
 }

@@ -10,8 +10,10 @@
 //! test proves the two agree and how a seat that only has the text (the
 //! model host) gets the identical view. Everything else is a function of a
 //! [`View`] alone: [`reference`] lays it out as the reference environment's
-//! float tensor, and [`actions`] maps the `H×W×A` action head to replies
-//! and computes the legal-action mask.
+//! float tensor, [`actions`] maps the `H×W×A` action head to replies
+//! and computes the legal-action mask, and [`memory`] keeps what a seat
+//! saw on earlier turns. [`adapters`] is the `generals/1` adapter set that
+//! gives model graphs exactly these tensors in a match.
 //!
 //! Padding: boards are drawn in several sizes, while a network wants one
 //! shape, so every view is `side × side` with the true board in the top-left
@@ -21,8 +23,12 @@
 //! structure in fog (code 5) otherwise.
 
 pub mod actions;
+#[cfg(test)]
+mod adapter_tests;
+pub mod adapters;
 pub mod compact;
 pub mod frame;
+pub mod memory;
 pub mod reference;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -32,6 +38,7 @@ mod tests;
 pub use actions::{ActionSpace, legal_mask};
 pub use compact::Observe;
 pub use frame::{FrameError, parse_frame};
+pub use memory::Memory;
 pub use reference::{reference_channels, write_reference, write_reference_rows};
 
 /// The largest padded side a view can have: one row of sight fits a `u64`.
