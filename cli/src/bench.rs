@@ -47,6 +47,23 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             },
             json,
         ),
+        BenchTarget::Model {
+            dir,
+            game,
+            matches,
+            rules,
+            json,
+            sandbox,
+        } => crate::bench_model::run(
+            crate::bench_model::Plan {
+                game: &game,
+                dir: &dir,
+                matches,
+                rules: &rules,
+            },
+            json,
+            &sandbox,
+        ),
         BenchTarget::Pairing { json, max_entrants } => {
             crate::bench_pairing::run(json, max_entrants)
         }

@@ -577,6 +577,28 @@ pub enum BenchTarget {
     /// 100 000 entrants after a few rounds of random results (and four
     /// seats for 10 000), round 15 of 10 000 after fourteen Swiss rounds,
     /// and a whole 1 000-entrant round robin.
+    /// A model-graph seat's turn in the sandbox: the model plays whole
+    /// matches against copies of itself, deadline lifted; p50, p99 and max
+    /// of every turn (frame, adapters, evaluation, reply) beside the game's
+    /// deadline, and its estimated cost beside the game's limit.
+    Model {
+        /// The model directory (bot.toml and model.onnx).
+        dir: std::path::PathBuf,
+        /// The game it plays.
+        #[arg(long, default_value = "generals")]
+        game: String,
+        /// Matches to play.
+        #[arg(long, default_value_t = 1,
+              value_parser = clap::value_parser!(u32).range(1..=1000))]
+        matches: u32,
+        /// The game's options, `K=V,...` (e.g. `max_turns=300`).
+        #[arg(long, value_name = "K=V,...", default_value = "")]
+        rules: String,
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        sandbox: SandboxArgs,
+    },
     Pairing {
         /// Skip the fields larger than this (e.g. `--max-entrants 10000`
         /// leaves out the 100,000-entrant round, a few seconds).

@@ -7,6 +7,7 @@
 
 mod bench;
 mod bench_coordinator;
+mod bench_model;
 mod bench_pairing;
 mod bench_sandbox;
 mod bench_wasm;

@@ -166,3 +166,45 @@ fn a_board_larger_than_the_graph_is_a_strike_each_turn() {
         played.logs[0]
     );
 }
+
+#[test]
+fn bench_model_measures_every_turn_in_the_sandbox() {
+    let greedy = model("greedy-classic");
+    let out = support::arena()
+        .args([
+            "bench",
+            "model",
+            "--game",
+            "generals-classic",
+            "--rules",
+            "max_turns=40",
+            "--json",
+        ])
+        .arg(&greedy)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let figures: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Two seats, 40 turns each, every one measured.
+    assert_eq!(figures["turns"], 80, "{figures}");
+    let (p50, p99, max) = (
+        figures["turn_ms_p50"].as_f64().unwrap(),
+        figures["turn_ms_p99"].as_f64().unwrap(),
+        figures["turn_ms_max"].as_f64().unwrap(),
+    );
+    assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "{figures}");
+    assert_eq!(figures["deadline_ms"], 150, "{figures}");
+    assert!(figures["macs"].as_u64().unwrap() > 100_000, "{figures}");
+
+    // A game without model seats is refused with the reason.
+    let out = support::arena()
+        .args(["bench", "model", "--game", "generals-ffa"])
+        .arg(&greedy)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no model-graph seats"),
+        "{out:?}"
+    );
+}

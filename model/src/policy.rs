@@ -13,7 +13,7 @@ use tract_onnx::prelude::*;
 
 use crate::check::{Feed, Refusal, Report, load, optimise};
 
-/// One turn that produced no reply: the seat's ants stay, and the seat
+/// One turn that produced no reply: the game's fallback plays, and the seat
 /// takes a strike.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum Strike {

@@ -8,11 +8,11 @@
 //! every turn with one line, within the turn's deadline (it watches the
 //! clock itself and answers a strike when the evaluation runs late).
 //!
-//! Every failed turn is a strike: the game's fallback (the colony holds)
-//! plays, and strikes spend the fault budget, so the fault limit is the
-//! strike limit. A host that refuses the graph forfeits the seat as a failed
-//! build; a host that misses even its margin past the deadline has hung and
-//! forfeits as a wall-clock breach.
+//! Every failed turn is a strike: the game's fallback plays (Ants colonies
+//! hold, a generals seat passes), and strikes spend the fault budget, so the
+//! fault limit is the strike limit. A host that refuses the graph forfeits
+//! the seat as a failed build; a host that misses even its margin past the
+//! deadline has hung and forfeits as a wall-clock breach.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
