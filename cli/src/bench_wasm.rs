@@ -51,7 +51,8 @@ pub fn run(matches: u32, runs: u32, json: bool, args: &SandboxArgs) -> anyhow::R
     let launcher = launch::launcher(args, 2)?;
     let wasm = launch::wasm_support(args)?;
     let scratch = std::env::temp_dir().join(format!("arena-bench-wasm-{}", std::process::id()));
-    let measured = round_trips(matches, launcher.as_launcher(), &wasm, &scratch);
+    let program = launch::this_program_for_bots(args)?;
+    let measured = round_trips(matches, launcher.as_launcher(), &wasm, &scratch, &program);
     launcher.finish();
     let cleanup = std::fs::remove_dir_all(&scratch);
     let (wasm_trip, process_trip) = measured?;
@@ -93,6 +94,7 @@ fn round_trips(
     launcher: &dyn Launcher,
     wasm: &std::sync::Arc<arena_worker::seat::wasm::WasmSupport>,
     scratch: &std::path::Path,
+    program: &std::path::Path,
 ) -> anyhow::Result<((f64, f64), (f64, f64))> {
     let module_dir = scratch.join("wasm");
     std::fs::create_dir_all(&module_dir)?;
@@ -105,7 +107,7 @@ fn round_trips(
         process_dir.join("run.sh"),
         format!(
             "#!/bin/sh\nexec '{}' internal-bot no-orders\n",
-            launch::this_program()?.display()
+            program.display()
         ),
     )?;
     let entry = &arena_engine::grid_royale::ENTRY;

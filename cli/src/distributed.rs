@@ -28,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::{BlobArgs, CoordinatorArgs, TournamentArgs, TournamentCommand, WorkerArgs};
 use crate::launch;
+use crate::terminal::{shown, shown_lines};
 
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
@@ -335,8 +336,9 @@ impl Uploaded {
     fn announce_token(&self, name: &str) {
         if !self.entrant_token.is_empty() {
             eprintln!(
-                "entrant token for {name} (unlocks its own bot logs on the web pages; \
+                "entrant token for {} (unlocks its own bot logs on the web pages; \
                  give it to the entrant only): {}",
+                shown(name),
                 self.entrant_token
             );
         }
@@ -481,7 +483,7 @@ pub fn tournament(args: TournamentArgs) -> anyhow::Result<ExitCode> {
                 for w in workers {
                     println!(
                         "{}\t{}\t{} cores, {} MiB, environment {:?}, {} builds cached",
-                        w.worker_id,
+                        shown(&w.worker_id),
                         match (w.alive, w.quarantined) {
                             (_, true) => "quarantined",
                             (true, false) => "alive",
@@ -516,7 +518,10 @@ pub fn tournament(args: TournamentArgs) -> anyhow::Result<ExitCode> {
                 } else if *csv {
                     print!("{}", s.csv);
                 } else {
-                    print!("{}", Standings::from_json(&s.json)?.to_table());
+                    print!(
+                        "{}",
+                        shown_lines(&Standings::from_json(&s.json)?.to_table())
+                    );
                 }
             }
             TournamentCommand::Cancel { id } => {
@@ -588,11 +593,16 @@ async fn print_matches(client: &mut Admin, id: &str, stuck_only: bool) -> anyhow
             if m.reason.is_empty() {
                 String::new()
             } else {
-                format!("\t{}", m.reason)
+                format!("\t{}", shown(&m.reason))
             }
         );
         for f in &m.failures {
-            println!("    attempt {} on {}: {}", f.attempt, f.worker, f.reason);
+            println!(
+                "    attempt {} on {}: {}",
+                f.attempt,
+                shown(&f.worker),
+                shown(&f.reason)
+            );
         }
     }
     Ok(())

@@ -105,6 +105,18 @@ pub fn this_program() -> anyhow::Result<PathBuf> {
     Ok(exe.canonicalize().unwrap_or(exe))
 }
 
+/// Where a bot's `run.sh` finds this program: bound at a place of its own
+/// inside the sandbox (its host path is not visible there), or the host
+/// path when bots run unconfined.
+pub fn this_program_for_bots(args: &SandboxArgs) -> anyhow::Result<PathBuf> {
+    let host = this_program()?;
+    Ok(if args.no_sandbox {
+        host
+    } else {
+        arena_sandbox::spawn::platform_path_inside(&host)
+    })
+}
+
 /// How WebAssembly seats are played: compiled modules beside the build
 /// cache, the host this program.
 pub fn wasm_support(args: &SandboxArgs) -> anyhow::Result<Arc<WasmSupport>> {

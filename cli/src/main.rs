@@ -24,6 +24,7 @@ mod play;
 mod replay;
 mod run;
 mod telemetry;
+mod terminal;
 mod wasm_host;
 
 use std::process::ExitCode;

@@ -14,6 +14,7 @@ use arena_worker::{BotSpec, MatchReport, RunnerConfig, SeatSpec, play_match};
 
 use crate::cli::PlayArgs;
 use crate::launch;
+use crate::terminal::shown;
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let entry = registry::find(&args.game)?;
@@ -140,7 +141,8 @@ fn write_summary(out: &mut impl Write, report: &MatchReport) -> std::io::Result<
     let verdict = match report.winner {
         Some(seat) => format!(
             "{} (seat {seat}) wins by {}",
-            report.players[seat].bot, report.reason
+            shown(&report.players[seat].bot),
+            report.reason
         ),
         // One team holds every first place: that team won.
         None if team.is_some() && firsts.iter().all(|p| p.team == team) => format!(
@@ -148,7 +150,7 @@ fn write_summary(out: &mut impl Write, report: &MatchReport) -> std::io::Result<
             team.unwrap_or_default(),
             firsts
                 .iter()
-                .map(|p| p.bot.as_str())
+                .map(|p| shown(&p.bot))
                 .collect::<Vec<_>>()
                 .join(", "),
             report.reason
@@ -180,7 +182,7 @@ fn write_summary(out: &mut impl Write, report: &MatchReport) -> std::io::Result<
             out,
             "  seat {} {:<20} place {} score {:.3}  moves {:>4}  faults {} timeout / {} malformed  latency p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms{model}{stats}{forfeit}",
             p.seat,
-            p.bot,
+            shown(&p.bot),
             p.rank + 1,
             p.score,
             p.moves,

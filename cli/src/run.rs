@@ -28,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::RunArgs;
 use crate::launch::{self, CommandLauncher};
+use crate::terminal::{shown, shown_lines};
 
 /// How long the matches abandoned on a signal may take to wind down once
 /// their bots are killed (the referee sees every seat crash at once).
@@ -257,7 +258,7 @@ async fn tournament(
         coordinator.store().put_submission(&hash, archive).await?;
         if args.web.is_some() {
             let token = coordinator.issue_entrant_token(&hash).await?;
-            eprintln!("arena run: entrant token for {}: {token}", bot.name);
+            eprintln!("arena run: entrant token for {}: {token}", shown(&bot.name));
         }
         entrants.push((bot.name.clone(), hash));
     }
@@ -370,8 +371,8 @@ async fn tournament(
     if args.json {
         println!("{}", standings.to_json());
     } else {
-        println!("{} ({id})", file.name);
-        print!("{}", standings.to_table());
+        println!("{} ({id})", shown(&file.name));
+        print!("{}", shown_lines(&standings.to_table()));
     }
     if stuck > 0 {
         // Standings without them, and a failing exit: the run is incomplete.
@@ -380,7 +381,12 @@ async fn tournament(
             if m.state == MatchState::Stuck {
                 eprintln!("  {} (round {})", m.match_id, m.round);
                 for f in &m.failures {
-                    eprintln!("    attempt {} on {}: {}", f.attempt, f.worker, f.reason);
+                    eprintln!(
+                        "    attempt {} on {}: {}",
+                        f.attempt,
+                        shown(&f.worker),
+                        shown(&f.reason)
+                    );
                 }
             }
         }

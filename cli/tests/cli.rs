@@ -1018,3 +1018,129 @@ fn grid_royale_plays_two_and_four_starters_replays_dumps_and_benches() {
     assert_eq!(figures["units_per_player"], 50);
     assert!(figures["turns_per_s"].as_f64().unwrap() > 0.0);
 }
+
+/// Whether `text` holds anything that drives a terminal: an escape or
+/// another control (newlines and tabs aside) or a bidirectional override.
+fn drives_a_terminal(text: &str) -> bool {
+    text.chars().any(|c| {
+        (c.is_control() && c != '\n' && c != '\t') || ('\u{202a}'..='\u{202e}').contains(&c)
+    })
+}
+
+#[test]
+fn names_from_outside_are_printed_escaped() {
+    let scratch = tempfile::tempdir().unwrap();
+    // A bot whose directory name recolours the terminal.
+    let evil = scratch.path().join("evil\u{1b}[31m");
+    std::fs::create_dir(&evil).unwrap();
+    for file in ["run.sh", "bot.py"] {
+        std::fs::copy(bot("test/random").join(file), evil.join(file)).unwrap();
+    }
+    // Its own submission, not the random bot's twice.
+    std::fs::write(evil.join("note.txt"), "a copy\n").unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let out = arena()
+        .args(["play", "--seed", "3", "--no-sandbox", "--cache-dir"])
+        .arg(cache.path())
+        .arg(bot("test/random"))
+        .arg(&evil)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("evil\\u{1b}[31m"), "{stdout}");
+    assert!(!drives_a_terminal(&stdout), "{stdout:?}");
+
+    // A tournament whose name retitles and clears the terminal, and an
+    // entrant whose name reverses the text after it.
+    let copy = scratch.path().join("copy");
+    std::fs::create_dir(&copy).unwrap();
+    for file in ["run.sh", "bot.py", "note.txt"] {
+        std::fs::copy(evil.join(file), copy.join(file)).unwrap();
+    }
+    let file = scratch.path().join("cup.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"Cup\\u001b]0;owned\\u0007\\u001b[2J\"\ngame = \"generals\"\nseed = 4\n\n\
+             [format]\nkind = \"round_robin\"\ncycles = 1\ngames_per_pairing = 1\n\n\
+             [[bots]]\nname = \"plain\"\npath = \"{}\"\n\n\
+             [[bots]]\nname = \"exe\\u202egnp\"\npath = \"{}\"\n",
+            bot("test/random").display(),
+            copy.display()
+        ),
+    )
+    .unwrap();
+    let out = arena()
+        .args(["run", "--no-sandbox"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("Cup\\u{1b}]0;owned\\u{7}\\u{1b}[2J"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("exe\\u{202e}gnp"), "{stdout}");
+    assert!(!drives_a_terminal(&stdout), "{stdout:?}");
+}
+
+/// `arena bench` subcommands no other test runs, each once and briefly:
+/// they must work as shipped (the wasm bench sandboxed, its process bot
+/// started from where the sandbox shows the `arena` binary).
+#[test]
+fn the_remaining_bench_subcommands_run_briefly() {
+    let parent = CgroupParent(format!("arena-cli-bench-wasm-{}", std::process::id()));
+    let cache = tempfile::tempdir().unwrap();
+    let runs: [(&str, Vec<&str>, &str); 4] = [
+        (
+            "wasm",
+            vec![
+                "--matches",
+                "1",
+                "--runs",
+                "1",
+                "--cgroup-parent",
+                &parent.0,
+            ],
+            "wasm_round_trip_us_p50_median",
+        ),
+        ("runner", vec!["--matches", "1"], "matches"),
+        (
+            "pairing",
+            vec!["--max-entrants", "1000"],
+            "swiss_round_1000_entrants_ms",
+        ),
+        (
+            "coordinator",
+            vec![
+                "--entrants",
+                "20",
+                "--workers",
+                "2",
+                "--connections",
+                "2",
+                "--seconds",
+                "1",
+            ],
+            "ops_per_second",
+        ),
+    ];
+    for (target, args, key) in runs {
+        let mut command = arena();
+        command.args(["bench", target, "--json"]).args(&args);
+        if target == "wasm" {
+            command.arg("--cache-dir").arg(cache.path());
+        }
+        let out = command.output().unwrap();
+        assert!(out.status.success(), "bench {target}: {out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let figures: serde_json::Value = serde_json::from_str(text.trim())
+            .unwrap_or_else(|e| panic!("bench {target}: {e}: {text}"));
+        assert!(
+            figures.get(key).is_some(),
+            "bench {target}: no {key}: {figures}"
+        );
+    }
+}

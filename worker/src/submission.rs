@@ -23,6 +23,8 @@ pub enum TreeError {
         "{path} is a special file (fifo, socket or device); submissions hold only files, directories and symlinks"
     )]
     SpecialFile { path: PathBuf },
+    #[error("{path} leaves the submission's directory (an absolute path or `..`)")]
+    UnsafePath { path: PathBuf },
     #[error("the tree has more than {MAX_ENTRIES} entries")]
     TooManyEntries,
     #[error("the tree holds more than {MAX_BYTES} bytes")]
@@ -44,7 +46,10 @@ impl TreeError {
     /// host's.
     pub fn is_submissions_fault(&self) -> bool {
         match self {
-            TreeError::SpecialFile { .. } | TreeError::TooManyEntries | TreeError::TooLarge => true,
+            TreeError::SpecialFile { .. }
+            | TreeError::UnsafePath { .. }
+            | TreeError::TooManyEntries
+            | TreeError::TooLarge => true,
             TreeError::Io { what, source, .. } => match source.raw_os_error() {
                 Some(code) => matches!(
                     code,
@@ -441,9 +446,12 @@ pub fn archive_id(archive: &[u8]) -> String {
     hex(&Sha256::digest(archive))
 }
 
-/// Unpacks an archive made by [`pack`] into the new directory `dest`.
-/// Anything that could write outside `dest` (absolute paths, `..`, links
-/// used as directories) or is not a file, directory or symlink is refused.
+/// Unpacks an archive into the new directory `dest`: one made by [`pack`],
+/// or by `tar` itself, which may name entries `./x`, list the root `./`, and
+/// leave out the entries of the directories its files are in (they are
+/// made). Anything that could write outside `dest` (absolute paths, `..`,
+/// links used as directories) or is not a file, directory or symlink is
+/// refused.
 pub fn unpack(archive: &[u8], dest: &Path) -> Result<(), TreeError> {
     fs::create_dir(dest).map_err(io("create", dest))?;
     let mut reader = tar::Archive::new(archive);
@@ -456,31 +464,50 @@ pub fn unpack(archive: &[u8], dest: &Path) -> Result<(), TreeError> {
         if count > MAX_ENTRIES {
             return Err(TreeError::TooManyEntries);
         }
-        let path = entry.path().map_err(io(READ_ARCHIVE, dest))?.into_owned();
-        let safe = path
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)));
-        if !safe || path.as_os_str().is_empty() {
-            return Err(TreeError::SpecialFile {
-                path: dest.join(path),
-            });
+        let raw = entry.path().map_err(io(READ_ARCHIVE, dest))?.into_owned();
+        // `./x` is `x`; anything but plain names could leave `dest`.
+        let mut path = PathBuf::new();
+        for component in raw.components() {
+            match component {
+                std::path::Component::CurDir => {}
+                std::path::Component::Normal(name) => path.push(name),
+                _ => return Err(TreeError::UnsafePath { path: raw }),
+            }
+        }
+        let kind = entry.header().entry_type();
+        if path.as_os_str().is_empty() {
+            // The root itself (`./`) is `dest`.
+            if kind == tar::EntryType::Directory {
+                continue;
+            }
+            return Err(TreeError::UnsafePath { path: raw });
         }
         let target = dest.join(&path);
-        // Every parent must be a real directory we made, never a link.
+        // Every parent must be a real directory, never a link: made by an
+        // earlier entry, or here when the archive lists no entry for it.
         if let Some(parent) = path.parent() {
             let mut at = dest.to_owned();
             for component in parent.components() {
                 at.push(component);
-                let meta = fs::symlink_metadata(&at).map_err(io("inspect", &at))?;
-                if !meta.is_dir() {
-                    return Err(TreeError::SpecialFile { path: at });
+                match fs::symlink_metadata(&at) {
+                    Ok(meta) if meta.is_dir() => {}
+                    Ok(_) => return Err(TreeError::SpecialFile { path: at }),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        fs::create_dir(&at).map_err(io("create", &at))?;
+                    }
+                    Err(e) => return Err(io("inspect", &at)(e)),
                 }
             }
         }
-        match entry.header().entry_type() {
-            tar::EntryType::Directory => {
-                fs::create_dir(&target).map_err(io("create", &target))?;
-            }
+        match kind {
+            tar::EntryType::Directory => match fs::create_dir(&target) {
+                Ok(()) => {}
+                // Already made for a file listed before it.
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::AlreadyExists
+                        && fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir()) => {}
+                Err(e) => return Err(io("create", &target)(e)),
+            },
             tar::EntryType::Symlink => {
                 let link = entry
                     .link_name()
@@ -584,5 +611,60 @@ mod archive_tests {
                     .map(|d| d.count() == 0)
                     .unwrap_or(true)
         );
+    }
+    /// A tar with raw names, as the `tar` command writes them (the `tar`
+    /// crate's builder would refuse some): `(name, kind, contents)`.
+    fn raw_tar(entries: &[(&str, tar::EntryType, &[u8])]) -> Vec<u8> {
+        let mut builder = tar::Builder::new(Vec::new());
+        for (name, kind, data) in entries {
+            let mut header = tar::Header::new_gnu();
+            header.set_entry_type(*kind);
+            header.set_size(data.len() as u64);
+            header.set_mode(0o755);
+            header.as_old_mut().name[..name.len()].copy_from_slice(name.as_bytes());
+            header.set_cksum();
+            builder.append(&header, *data).unwrap();
+        }
+        builder.into_inner().unwrap()
+    }
+
+    #[test]
+    fn archives_as_tar_writes_them_unpack() {
+        use tar::EntryType::{Directory, Regular};
+        let out = tempfile::tempdir().unwrap();
+        // `tar cf x.tar run.sh lib/u.py`: no entry for `lib/`.
+        let flat = raw_tar(&[
+            ("run.sh", Regular, b"exec python3 lib/u.py\n"),
+            ("lib/deep/u.py", Regular, b"print(1)\n"),
+        ]);
+        let dest = out.path().join("flat");
+        unpack(&flat, &dest).unwrap();
+        assert_eq!(fs::read(dest.join("lib/deep/u.py")).unwrap(), b"print(1)\n");
+        assert!(dest.join("run.sh").is_file());
+
+        // `tar cf x.tar .`: `./` first, `./`-prefixed names, and a
+        // directory's entry after a file inside it.
+        let dotted = raw_tar(&[
+            ("./", Directory, b""),
+            ("./lib/u.py", Regular, b"x"),
+            ("./lib/", Directory, b""),
+            ("./run.sh", Regular, b"y"),
+        ]);
+        let dest = out.path().join("dotted");
+        unpack(&dotted, &dest).unwrap();
+        assert_eq!(fs::read(dest.join("lib/u.py")).unwrap(), b"x");
+        assert_eq!(fs::read(dest.join("run.sh")).unwrap(), b"y");
+
+        // An absolute path is the submission's fault, named as such.
+        let absolute = raw_tar(&[("/etc/planted", Regular, b"x")]);
+        let err = unpack(&absolute, &out.path().join("abs")).unwrap_err();
+        assert!(matches!(err, TreeError::UnsafePath { .. }), "{err}");
+        assert!(err.is_submissions_fault());
+        assert!(err.to_string().contains("leaves the submission"), "{err}");
+
+        // A file and then a directory of the same name: the submission's.
+        let clash = raw_tar(&[("lib", Regular, b"x"), ("lib/u.py", Regular, b"y")]);
+        let err = unpack(&clash, &out.path().join("clash")).unwrap_err();
+        assert!(err.is_submissions_fault(), "{err}");
     }
 }

@@ -117,6 +117,15 @@ pub struct LimitError {
 
 const AT_LEAST_ONE: &str = "must be at least 1";
 
+/// The longest deadline a tournament may set, in milliseconds: an hour. A
+/// larger one would hold a worker's core for good on one silent bot.
+pub const MAX_DEADLINE_MS: u64 = 3_600_000;
+const AT_MOST_AN_HOUR: &str = "must be at most 3600000 (one hour)";
+
+/// The longest reply line a tournament may allow: 16 MiB. The referee
+/// buffers a whole line per seat.
+pub const MAX_REPLY_CAP: u32 = 16 << 20;
+
 impl Limits {
     /// These limits with `overrides` applied, each checked.
     pub fn with(self, overrides: &LimitOverrides) -> Result<Limits, LimitError> {
@@ -209,6 +218,27 @@ impl Limits {
                     problem: AT_LEAST_ONE,
                 });
             }
+        }
+        let wall_ms = limits.fuel.map(|f| ("wall_ms", f.wall_ms));
+        for (key, value) in [
+            ("first_move_ms", limits.first_move_ms),
+            ("move_ms", limits.move_ms),
+        ]
+        .into_iter()
+        .chain(wall_ms)
+        {
+            if value > MAX_DEADLINE_MS {
+                return Err(LimitError {
+                    key,
+                    problem: AT_MOST_AN_HOUR,
+                });
+            }
+        }
+        if limits.reply_cap > MAX_REPLY_CAP {
+            return Err(LimitError {
+                key: "reply_cap",
+                problem: "must be at most 16777216 (16 MiB)",
+            });
         }
         Ok(limits)
     }
@@ -312,5 +342,50 @@ mod tests {
             ..LimitOverrides::default()
         };
         assert_eq!(BASE.with(&over).unwrap_err().key, "fault_limit");
+    }
+
+    #[test]
+    fn deadlines_and_reply_caps_beyond_reason_are_refused_by_name() {
+        let refused = |over: LimitOverrides, base: Limits| base.with(&over).unwrap_err();
+        for (over, key) in [
+            (
+                LimitOverrides {
+                    move_ms: Some(u64::MAX),
+                    ..LimitOverrides::default()
+                },
+                "move_ms",
+            ),
+            (
+                LimitOverrides {
+                    first_move_ms: Some(MAX_DEADLINE_MS + 1),
+                    ..LimitOverrides::default()
+                },
+                "first_move_ms",
+            ),
+            (
+                LimitOverrides {
+                    reply_cap: Some(u32::MAX),
+                    ..LimitOverrides::default()
+                },
+                "reply_cap",
+            ),
+        ] {
+            let err = refused(over, BASE);
+            assert_eq!(err.key, key);
+            assert!(err.problem.contains("at most"), "{}", err.problem);
+        }
+        let wall = LimitOverrides {
+            wall_ms: Some(MAX_DEADLINE_MS + 1),
+            ..LimitOverrides::default()
+        };
+        assert_eq!(refused(wall, METERED).key, "wall_ms");
+        // The bounds themselves are accepted.
+        let edge = LimitOverrides {
+            move_ms: Some(MAX_DEADLINE_MS),
+            first_move_ms: Some(MAX_DEADLINE_MS),
+            reply_cap: Some(MAX_REPLY_CAP),
+            ..LimitOverrides::default()
+        };
+        assert_eq!(BASE.with(&edge).unwrap().move_ms, MAX_DEADLINE_MS);
     }
 }
