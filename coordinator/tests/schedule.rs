@@ -9,8 +9,8 @@ use arena_coordinator::model::{EntrantId, MatchRecord, Round, SeatResult};
 use arena_coordinator::schedule::matching::{Weight, max_weight_matching};
 use arena_coordinator::schedule::{
     MAX_ROUND_ROBIN_GAMES, PairCost, ScheduleError, default_games_per_pairing, round_robin,
-    round_robin_round_count, round_robin_seed, seat_points, splitmix64, swiss_graph, swiss_round,
-    swiss_seed, swiss_standings,
+    rotation_seed, round_robin_round_count, round_robin_seed, seat_points, splitmix64, swiss_graph,
+    swiss_round, swiss_seed, swiss_standings,
 };
 use proptest::prelude::*;
 
@@ -103,22 +103,25 @@ fn check_round_robin(n: usize, seats: usize, cycles: u32, games: u32, base: u64)
         for (key, games_of) in &games_in_group {
             assert_eq!(games_of.len() as u32, games, "G games per group per round");
             *meetings.entry(key.clone()).or_default() += 1;
-            // One seed per group and cycle, never reused elsewhere.
-            let seed = games_of[0].seed;
-            assert!(
-                games_of.iter().all(|g| g.seed == seed),
-                "one map per pairing"
-            );
-            if let Some(prev) = seeds_seen.insert(seed, (cycle, key.clone())) {
-                panic!("seed {seed} reused: {prev:?} and {:?}", (cycle, key));
-            }
-            // The seed is the documented function of (cycle, group rank).
+            // One seed per group, cycle and pass through the seatings, the
+            // documented function of (cycle, group rank, pass), never reused
+            // elsewhere.
             let positions: Vec<usize> = key
                 .iter()
                 .map(|e| entrants.iter().position(|x| x == e).expect("known"))
                 .collect();
             let rank = lex_rank(n, &positions);
-            assert_eq!(seed, round_robin_seed(base, cycle, rank));
+            let group_seed = round_robin_seed(base, cycle, rank);
+            let mut passes = BTreeSet::new();
+            for (g, game) in games_of.iter().enumerate() {
+                let pass = (g / seats) as u64;
+                assert_eq!(game.seed, rotation_seed(group_seed, pass), "one map per pass");
+                if passes.insert(pass)
+                    && let Some(prev) = seeds_seen.insert(game.seed, (cycle, key.clone()))
+                {
+                    panic!("seed {} reused: {prev:?} and {:?}", game.seed, (cycle, key));
+                }
+            }
         }
         let mut byes = round.byes.clone();
         byes.sort();
@@ -262,6 +265,30 @@ fn round_robin_odd_field_gives_each_entrant_one_bye_per_cycle() {
         let rounds = round_robin(&ids(n), 2, 1, 1, 9).expect("valid");
         assert!(rounds.iter().all(|r| r.byes.is_empty()));
     }
+}
+
+#[test]
+fn more_games_than_seats_draw_a_fresh_map_per_pass_through_the_seatings() {
+    let e = ids(2);
+    // Two seats, four games: (A, B) and (B, A) on one map, then on another.
+    let rounds = round_robin(&e, 2, 1, 4, 77).expect("valid");
+    let games = &rounds[0].pairings;
+    assert_eq!(games.len(), 4);
+    assert_eq!(games[0].seed, games[1].seed);
+    assert_eq!(games[2].seed, games[3].seed);
+    assert_ne!(games[0].seed, games[2].seed, "the second pass replays the first");
+    assert_eq!(games[0].seats, games[2].seats, "same seating, so a fresh map matters");
+    // Up to one game per seat, schedules are what they were: one map.
+    let two = round_robin(&e, 2, 1, 2, 77).expect("valid");
+    assert_eq!(two[0].pairings[0].seed, round_robin_seed(77, 0, 0));
+    assert_eq!(two[0].pairings[1].seed, round_robin_seed(77, 0, 0));
+    // Four seats, eight games: two passes, two maps.
+    let e = ids(4);
+    let rounds = round_robin(&e, 4, 1, 8, 5).expect("valid");
+    let seeds: Vec<u64> = rounds[0].pairings.iter().map(|p| p.seed).collect();
+    assert!(seeds[..4].iter().all(|&s| s == seeds[0]));
+    assert!(seeds[4..].iter().all(|&s| s == seeds[4]));
+    assert_ne!(seeds[0], seeds[4]);
 }
 
 #[test]

@@ -17,9 +17,10 @@
 //! once. The lower slot of each pair is "home"; the pinned entrant is home in
 //! even rounds. Every entrant is home within one of half its pairings.
 //!
-//! Each pairing is played `games_per_pairing` (G) times in its round, all on
-//! one map seed, the seats alternating from game to game starting with home
-//! in seat 0 — so two deterministic bots meet on equal terms, and for even G
+//! Each pairing is played `games_per_pairing` (G) times in its round, the
+//! seats alternating from game to game starting with home in seat 0, on one
+//! map seed per pass through the seatings (games `2k` and `2k + 1` share a
+//! map, [`rotation_seed`]; with more seats, each `N` consecutive games) — so two deterministic bots meet on equal terms, and for even G
 //! everyone sits in seat 0 for exactly half their games. For odd G the
 //! alternation carries over between cycles (game `g` of cycle `c` puts home in
 //! seat 0 when `g + c·G` is even), so over an even number of cycles seats are
@@ -222,10 +223,23 @@ pub fn mix_seed(base_seed: u64, parts: &[u64]) -> u64 {
 const ROUND_ROBIN_TAG: u64 = u64::from_be_bytes(*b"arena-rr");
 const SWISS_TAG: u64 = u64::from_be_bytes(*b"arena-sw");
 const JITTER_TAG: u64 = u64::from_be_bytes(*b"arena-jt");
+const ROTATION_TAG: u64 = u64::from_be_bytes(*b"arena-ro");
 
 /// The map seed of round-robin group `group_index` in cycle `cycle`.
 pub fn round_robin_seed(base_seed: u64, cycle: u32, group_index: u64) -> u64 {
     mix_seed(base_seed, &[ROUND_ROBIN_TAG, u64::from(cycle), group_index])
+}
+
+/// The map seed of a group's games in their `rotation`-th pass through the
+/// seat order (game `g` of a group of `N` seats is in pass `g / N`): the
+/// group's seed for the first pass, a fresh one for each later pass, so that
+/// more games than seats never replay a map with the same seating.
+pub fn rotation_seed(group_seed: u64, rotation: u64) -> u64 {
+    if rotation == 0 {
+        group_seed
+    } else {
+        mix_seed(group_seed, &[ROTATION_TAG, rotation])
+    }
 }
 
 /// The map seed shared by every game of Swiss round `round`.

@@ -1,7 +1,9 @@
 //! Round-robin schedules: the circle method for two seats, every N-subset
 //! laid out by first fit for more (see the module docs of `schedule`).
 
-use super::{ScheduleError, round_robin_seed, validate_field, validate_filled_field};
+use super::{
+    ScheduleError, rotation_seed, round_robin_seed, validate_field, validate_filled_field,
+};
 use crate::model::{EntrantId, Pairing, Round, baseline_id};
 
 /// The most games [`round_robin`] will schedule (over all cycles); larger
@@ -20,7 +22,8 @@ pub fn default_games_per_pairing(seats: usize) -> u32 {
 /// at most one group per round.
 ///
 /// Rounds come cycle by cycle; within a round, each group's games are
-/// consecutive and share one seed ([`super::round_robin_seed`]). Entrants
+/// consecutive, and each pass of them through the seatings shares one seed
+/// ([`super::round_robin_seed`], then [`super::rotation_seed`]). Entrants
 /// without a game in a round are listed in its `byes`. Two seats give the
 /// optimal `n - 1` rounds per cycle (`n` rounded up to even); see the module
 /// docs for the layout with more seats.
@@ -64,6 +67,7 @@ pub fn round_robin(
                             entrants[group.members[m as usize]].clone()
                         })
                         .collect();
+                    let seed = rotation_seed(seed, game / n);
                     round.pairings.push(Pairing { seats: order, seed });
                 }
             }
@@ -110,7 +114,10 @@ pub fn round_robin_with_baseline(
                     let order = (0..n)
                         .map(|s| members[((s + offset) % n) as usize].clone())
                         .collect();
-                    Pairing { seats: order, seed }
+                    Pairing {
+                        seats: order,
+                        seed: rotation_seed(seed, game / n),
+                    }
                 })
                 .collect();
             Round {
