@@ -8,8 +8,8 @@ use std::time::Instant;
 use arena_coordinator::model::{EntrantId, MatchRecord, Round, SeatResult};
 use arena_coordinator::schedule::matching::{Weight, max_weight_matching};
 use arena_coordinator::schedule::{
-    MAX_ROUND_ROBIN_GAMES, PairCost, ScheduleError, default_games_per_pairing, round_robin,
-    rotation_seed, round_robin_round_count, round_robin_seed, seat_points, splitmix64, swiss_graph,
+    MAX_ROUND_ROBIN_GAMES, PairCost, ScheduleError, default_games_per_pairing, rotation_seed,
+    round_robin, round_robin_round_count, round_robin_seed, seat_points, splitmix64, swiss_graph,
     swiss_round, swiss_seed, swiss_standings,
 };
 use proptest::prelude::*;
@@ -115,7 +115,11 @@ fn check_round_robin(n: usize, seats: usize, cycles: u32, games: u32, base: u64)
             let mut passes = BTreeSet::new();
             for (g, game) in games_of.iter().enumerate() {
                 let pass = (g / seats) as u64;
-                assert_eq!(game.seed, rotation_seed(group_seed, pass), "one map per pass");
+                assert_eq!(
+                    game.seed,
+                    rotation_seed(group_seed, pass),
+                    "one map per pass"
+                );
                 if passes.insert(pass)
                     && let Some(prev) = seeds_seen.insert(game.seed, (cycle, key.clone()))
                 {
@@ -276,8 +280,14 @@ fn more_games_than_seats_draw_a_fresh_map_per_pass_through_the_seatings() {
     assert_eq!(games.len(), 4);
     assert_eq!(games[0].seed, games[1].seed);
     assert_eq!(games[2].seed, games[3].seed);
-    assert_ne!(games[0].seed, games[2].seed, "the second pass replays the first");
-    assert_eq!(games[0].seats, games[2].seats, "same seating, so a fresh map matters");
+    assert_ne!(
+        games[0].seed, games[2].seed,
+        "the second pass replays the first"
+    );
+    assert_eq!(
+        games[0].seats, games[2].seats,
+        "same seating, so a fresh map matters"
+    );
     // Up to one game per seat, schedules are what they were: one map.
     let two = round_robin(&e, 2, 1, 2, 77).expect("valid");
     assert_eq!(two[0].pairings[0].seed, round_robin_seed(77, 0, 0));

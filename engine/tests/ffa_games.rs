@@ -10,7 +10,7 @@ use arena_engine::{FaultKind, Forfeit, Game, Match, Rules, Session};
 
 /// The five criteria (plus forfeits first) recomputed from the public state,
 /// independently of the engine's own ranking code.
-fn criteria(g: &GeneralsFfa, seat: usize) -> (bool, bool, u32, u64, u64, u64) {
+fn criteria(g: &GeneralsFfa, seat: usize) -> (bool, u32, bool, u32, u64, u64, u64) {
     let s = g.seat(seat).unwrap();
     let cells = g.width() * g.height();
     let mine: Vec<usize> = (0..cells).filter(|&c| g.owner(c) == Some(seat)).collect();
@@ -21,6 +21,8 @@ fn criteria(g: &GeneralsFfa, seat: usize) -> (bool, bool, u32, u64, u64, u64) {
         .count() as u64;
     (
         !s.forfeited,
+        // Among forfeited seats the later forfeit ranks higher.
+        s.forfeit_turn.unwrap_or(u32::MAX),
         s.alive,
         s.death_turn.unwrap_or(u32::MAX),
         mine.len() as u64,
@@ -263,8 +265,8 @@ fn land_then_army_then_cities_break_ties() {
     let outcome = g.step_moves([None; 4]).unwrap();
     check_outcome(&g);
     assert_eq!(outcome.ranks, vec![0, 1, 3, 2]);
-    assert_eq!(criteria(&g, 2), (true, true, u32::MAX, 2, 5, 1));
-    assert_eq!(criteria(&g, 3), (true, true, u32::MAX, 2, 5, 2));
+    assert_eq!(criteria(&g, 2), (true, u32::MAX, true, u32::MAX, 2, 5, 1));
+    assert_eq!(criteria(&g, 3), (true, u32::MAX, true, u32::MAX, 2, 5, 2));
 }
 
 #[test]
@@ -312,4 +314,66 @@ fn a_forfeit_mid_session_replays() {
         .unwrap()
         .verify()
         .unwrap();
+}
+
+#[test]
+fn a_later_forfeit_ranks_above_an_earlier_one() {
+    // A symmetric blank board: equal on every criterion but the forfeits.
+    let params = Params {
+        max_turns: 10,
+        ..Params::STANDARD
+    };
+    let crowns = [17, 30, 142, 129];
+    let mut g = GeneralsFfa::new(Board::blank(&params, crowns), params).unwrap();
+    g.forfeit(&[0]);
+    for _ in 0..4 {
+        g.step_moves([None; 4]);
+    }
+    g.forfeit(&[2]);
+    while g.outcome().is_none() {
+        g.step_moves([None; 4]);
+    }
+    let outcome = g.outcome().unwrap();
+    // Seat 2 played four turns longer than seat 0: it ranks above it.
+    assert_eq!(outcome.ranks, vec![3, 0, 2, 0]);
+    assert_eq!(g.seat(2).unwrap().forfeit_turn, Some(4));
+    check_outcome(&g);
+    // The turn of a forfeit travels with the state.
+    let json = serde_json::to_value(&g).unwrap();
+    assert_eq!(json["seats"][0]["forfeit_turn"], 0);
+    assert_eq!(json["ranking_version"], 2);
+}
+
+#[test]
+fn states_from_before_the_forfeit_order_keep_their_ranking() {
+    let params = Params {
+        max_turns: 10,
+        ..Params::STANDARD
+    };
+    let crowns = [17, 30, 142, 129];
+    let fresh = GeneralsFfa::new(Board::blank(&params, crowns), params).unwrap();
+    // A state as written before the field existed.
+    let mut json = serde_json::to_value(&fresh).unwrap();
+    json.as_object_mut().unwrap().remove("ranking_version");
+    let mut g: GeneralsFfa = serde_json::from_value(json.clone()).unwrap();
+    g.forfeit(&[0]);
+    for _ in 0..4 {
+        g.step_moves([None; 4]);
+    }
+    g.forfeit(&[2]);
+    while g.outcome().is_none() {
+        g.step_moves([None; 4]);
+    }
+    // Both forfeited seats tie, as they did then, and the state is written
+    // exactly as then (so its replays' final digests still match).
+    assert_eq!(g.outcome().unwrap().ranks, vec![2, 0, 2, 0]);
+    let written = serde_json::to_value(&g).unwrap();
+    assert!(written.get("ranking_version").is_none(), "{written}");
+    assert!(written["seats"][0].get("forfeit_turn").is_none());
+
+    // A forged forfeit turn is refused when read.
+    let mut forged = serde_json::to_value(&fresh).unwrap();
+    forged["seats"][1]["forfeit_turn"] = 3.into();
+    let err = serde_json::from_value::<GeneralsFfa>(forged).unwrap_err();
+    assert!(err.to_string().contains("forfeit"), "{err}");
 }

@@ -152,6 +152,9 @@ pub struct SeatState {
     /// Left the match; driven by [`plan::sprawl`] and ranked below every
     /// seat that did not forfeit.
     pub forfeited: bool,
+    /// `turn()` when it forfeited (ranking version 2 on; absent before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forfeit_turn: Option<u32>,
     /// Moves discarded by the resolution rules.
     pub invalid_moves: u64,
     /// Per cell, what this seat last saw there.
@@ -233,9 +236,21 @@ pub struct GeneralsFfa {
     pub(crate) events: Vec<Event>,
     /// Set once the game is over.
     pub(crate) outcome: Option<Outcome>,
+    /// How forfeited seats rank among themselves: from version 2 the later
+    /// forfeit first; version 1 (states written before it, which carry no
+    /// field) by the game's criteria alone, so their replays still verify.
+    #[serde(skip_serializing_if = "is_first_ranking")]
+    pub(crate) ranking_version: u32,
     /// Per-turn buffers and guard findings.
     #[serde(skip)]
     pub(crate) scratch: Scratch,
+}
+
+/// The ranking of games created now.
+pub const RANKING_VERSION: u32 = 2;
+
+fn is_first_ranking(version: &u32) -> bool {
+    *version == 1
 }
 
 /// Why a board, parameters or a serialised state were refused.
@@ -318,6 +333,7 @@ impl GeneralsFfa {
             crown: board.crowns[s],
             plan: plan::sprawl(),
             forfeited: false,
+            forfeit_turn: None,
             invalid_moves: 0,
             memory: vec![Memory::default(); cells],
         };
@@ -331,6 +347,7 @@ impl GeneralsFfa {
             hashes: Vec::new(),
             events: Vec::new(),
             outcome: None,
+            ranking_version: RANKING_VERSION,
             scratch: Scratch::default(),
         };
         super::state::check_planes(&game)?;

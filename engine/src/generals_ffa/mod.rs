@@ -197,6 +197,9 @@ impl Game for GeneralsFfa {
             {
                 state.forfeited = true;
                 state.plan = plan::sprawl();
+                if self.ranking_version >= 2 {
+                    state.forfeit_turn = Some(self.turn);
+                }
             }
         }
         if self.seats.iter().all(|s| s.forfeited) {

@@ -3,7 +3,9 @@
 //! Seats are compared criterion by criterion, the first difference deciding:
 //!
 //! 0. did not forfeit (a forfeited seat ranks below every seat that did not;
-//!    this comes before the rules' five);
+//!    this comes before the rules' five), and among forfeited seats the
+//!    later forfeit (a seat that played longer; games of ranking version 1,
+//!    recorded before this criterion, skip it);
 //! 1. still alive;
 //! 2. among the dead, the later death turn;
 //! 3. most land (owned cells);
@@ -24,6 +26,9 @@ use super::board::{GeneralsFfa, SEATS};
 pub struct Standing {
     /// Did not forfeit.
     pub stayed: bool,
+    /// The turn it forfeited; `u32::MAX` if it did not (or in a game of
+    /// ranking version 1).
+    pub forfeited_at: u32,
     /// Still holds its crown.
     pub alive: bool,
     /// Death turn; `u32::MAX` while alive (outlasts every dead seat).
@@ -45,6 +50,7 @@ impl GeneralsFfa {
             let (land, army, cities) = self.totals(seat);
             Standing {
                 stayed: !state.forfeited,
+                forfeited_at: state.forfeit_turn.unwrap_or(u32::MAX),
                 alive: state.alive,
                 lasted: state.death_turn.unwrap_or(u32::MAX),
                 land,

@@ -26,6 +26,13 @@ pub(crate) struct State {
     hashes: Vec<u64>,
     events: Vec<super::board::Event>,
     outcome: Option<Outcome>,
+    #[serde(default = "first_ranking")]
+    ranking_version: u32,
+}
+
+/// States written before the ranking had a version.
+fn first_ranking() -> u32 {
+    1
 }
 
 impl TryFrom<State> for GeneralsFfa {
@@ -43,6 +50,7 @@ impl TryFrom<State> for GeneralsFfa {
             hashes: state.hashes,
             events: state.events,
             outcome: state.outcome,
+            ranking_version: state.ranking_version,
             scratch: Scratch::default(),
         };
         check_planes(&game)?;
@@ -134,11 +142,26 @@ fn check_progress(game: &GeneralsFfa) -> Result<(), StateError> {
     {
         return Err(StateError::Outcome);
     }
+    if !(1..=super::board::RANKING_VERSION).contains(&game.ranking_version) {
+        return Err(StateError::Params("ranking_version must be 1 or 2"));
+    }
     for (seat, s) in game.seats.iter().enumerate() {
         if s.death_turn.is_some_and(|t| t > game.turn) {
             return Err(StateError::Seat {
                 seat,
                 problem: "died after the current turn",
+            });
+        }
+        if s.forfeit_turn.is_some_and(|t| t > game.turn) {
+            return Err(StateError::Seat {
+                seat,
+                problem: "forfeited after the current turn",
+            });
+        }
+        if s.forfeit_turn.is_some() && !s.forfeited {
+            return Err(StateError::Seat {
+                seat,
+                problem: "has a forfeit turn without having forfeited",
             });
         }
     }
