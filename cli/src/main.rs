@@ -13,6 +13,7 @@ mod bench_sandbox;
 mod bench_wasm;
 mod build;
 mod cli;
+mod descriptors;
 mod distributed;
 mod entropy;
 mod games;
@@ -52,9 +53,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Play(args) => play::run(args),
         Command::Games(args) => games::run(args),
         Command::Build(args) => build::run(args),
-        Command::Run(args) => run::run(args),
-        Command::Coordinator(args) => distributed::coordinator(args),
-        Command::Worker(args) => distributed::worker(args),
+        Command::Run(args) => {
+            descriptors::raise_for_service("run");
+            run::run(args)
+        }
+        Command::Coordinator(args) => {
+            descriptors::raise_for_service("coordinator");
+            distributed::coordinator(args)
+        }
+        Command::Worker(args) => {
+            descriptors::raise_for_service("worker");
+            distributed::worker(args)
+        }
         Command::Tournament(args) => distributed::tournament(args),
         Command::Replay(args) => replay::run(args),
         Command::Bench(args) => bench::run(args),

@@ -1144,3 +1144,33 @@ fn the_remaining_bench_subcommands_run_briefly() {
         );
     }
 }
+
+#[test]
+fn services_raise_their_open_descriptor_limit_to_the_hard_limit() {
+    use std::io::BufRead;
+    let binary = support::arena().get_program().to_owned();
+    // Started with a soft limit of 256 under a hard one of 4096.
+    let mut coordinator = Reaped(
+        Command::new("prlimit")
+            .arg("--nofile=256:4096")
+            .arg(binary)
+            .args(["coordinator", "--listen", "127.0.0.1:0"])
+            .args(["--worker-token", "w", "--admin-token", "a"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // Once it listens, it has raised its limit.
+    let mut out = std::io::BufReader::new(coordinator.0.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(line.starts_with("listening on"), "{line:?}");
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", coordinator.0.id())).unwrap();
+    let open_files = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap();
+    let numbers: Vec<&str> = open_files.split_whitespace().skip(3).take(2).collect();
+    assert_eq!(numbers, ["4096", "4096"], "{open_files}");
+}
