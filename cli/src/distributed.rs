@@ -175,6 +175,7 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
                 println!("web pages on http://{}/", listener.local_addr()?);
                 let options = arena_web::WebOptions {
                     admin_tokens: args.admin_tokens.iter().cloned().collect(),
+                    ..arena_web::WebOptions::default()
                 };
                 Some(tokio::spawn(arena_web::serve(
                     listener,

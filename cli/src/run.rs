@@ -418,6 +418,7 @@ async fn serve_pages(
     println!("web pages on http://{bound}/tournaments/{id}");
     let options = arena_web::WebOptions {
         admin_tokens: [admin].into(),
+        ..arena_web::WebOptions::default()
     };
     Ok(tokio::spawn(arena_web::serve(
         listener,

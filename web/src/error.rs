@@ -28,6 +28,9 @@ pub enum WebError {
     /// that has no result).
     #[error("{0}")]
     Conflict(String),
+    /// Too many live streams are open (for this client, or in all).
+    #[error("{0}")]
+    TooMany(String),
     /// The coordinator or its store failed.
     #[error("coordinator")]
     Coordinator(#[from] CoordinatorError),
@@ -43,6 +46,7 @@ impl WebError {
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
             WebError::Forbidden(_) => StatusCode::FORBIDDEN,
             WebError::Conflict(_) => StatusCode::CONFLICT,
+            WebError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
             WebError::Coordinator(e) => match e {
                 CoordinatorError::UnknownTournament(_) | CoordinatorError::UnknownMatch(_) => {
                     StatusCode::NOT_FOUND

@@ -9,7 +9,7 @@ use crate::error::WebError;
 const TOURNAMENT_HEX_DIGITS: usize = 12;
 
 /// A tournament id of the coordinator's shape.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TournamentId(String);
 
 /// A match id of the coordinator's shape, with its parts.

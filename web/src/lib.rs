@@ -91,11 +91,25 @@ use tower_http::compression::CompressionLayer;
 pub use crate::auth::TOKEN_COOKIE;
 
 /// How the pages are served.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct WebOptions {
     /// Tokens that make their bearer an organiser (cancel, rejudge, every
     /// log). Empty strings are ignored.
     pub admin_tokens: BTreeSet<String>,
+    /// Live streams open at once, in all (see [`live`]).
+    pub max_streams: usize,
+    /// Live streams open at once from one client address.
+    pub max_streams_per_client: usize,
+}
+
+impl Default for WebOptions {
+    fn default() -> WebOptions {
+        WebOptions {
+            admin_tokens: BTreeSet::new(),
+            max_streams: live::MAX_STREAMS,
+            max_streams_per_client: live::MAX_STREAMS_PER_CLIENT,
+        }
+    }
 }
 
 /// What every handler shares.
@@ -109,6 +123,10 @@ pub(crate) struct AppState {
     pub frames: frames::FramesCache,
     /// Turns `true` at shutdown, which ends every live stream.
     pub stop: watch::Receiver<bool>,
+    /// The live streams open, counted against their caps.
+    pub streams: Arc<live::StreamSlots>,
+    /// The latest snapshot of each live topic, shared by its streams.
+    pub snapshots: Arc<live::Snapshots>,
     /// Kept so `stop` stays open for as long as any handler runs.
     _stop_sender: Arc<watch::Sender<bool>>,
 }
@@ -128,6 +146,11 @@ fn build(coordinator: Arc<Coordinator>, options: WebOptions) -> (Router, Arc<wat
         admin_tokens: Arc::new(options.admin_tokens),
         frames: frames::FramesCache::default(),
         stop,
+        streams: Arc::new(live::StreamSlots::new(
+            options.max_streams,
+            options.max_streams_per_client,
+        )),
+        snapshots: Arc::new(live::Snapshots::default()),
         _stop_sender: Arc::clone(&sender),
     };
     let router = Router::new()
@@ -169,12 +192,16 @@ pub async fn serve(
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            stop.send_replace(true);
-        })
-        .await
+    // Each live stream is counted against its client's address.
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        shutdown.await;
+        stop.send_replace(true);
+    })
+    .await
 }
 
 async fn not_found() -> Response {

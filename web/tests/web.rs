@@ -706,3 +706,71 @@ async fn entrants_see_their_own_seat_logs_only() {
         .await
         .expect(403);
 }
+
+#[tokio::test]
+async fn live_streams_are_capped_per_client_and_in_all() {
+    let fixture = Fixture::new().await;
+    // Two streams per client, three in all; every client here is 127.0.0.1.
+    let options = arena_web::WebOptions {
+        max_streams: 3,
+        max_streams_per_client: 2,
+        ..arena_web::WebOptions::default()
+    };
+    let server =
+        support::Server::start_with(std::sync::Arc::clone(&fixture.coordinator), options).await;
+    let path = format!("/tournaments/{}/events", fixture.tournament);
+    let mut open = Vec::new();
+    for _ in 0..2 {
+        let response = server.open("GET", &path, &[], Vec::new()).await;
+        assert_eq!(response.status(), 200);
+        // Reading the first snapshot proves the stream is live.
+        let mut events = EventReader::new(response);
+        events.next_snapshot(Duration::from_secs(10)).await;
+        open.push(events);
+    }
+    let refused = server.open("GET", "/events", &[], Vec::new()).await;
+    assert_eq!(refused.status(), 429);
+    let body = String::from_utf8(
+        http_body_util::BodyExt::collect(refused.into_body())
+            .await
+            .unwrap()
+            .to_bytes()
+            .to_vec(),
+    )
+    .unwrap();
+    assert!(body.contains("from your address"), "{body}");
+    // Pages that are not streams are never refused.
+    server.get(&path.replace("/events", "")).await.expect(200);
+    // A closed stream gives its place back.
+    drop(open.pop());
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let response = server.open("GET", "/events", &[], Vec::new()).await;
+        if response.status() == 200 {
+            open.push(EventReader::new(response));
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the place never came back"
+        );
+        tokio::task::yield_now().await;
+    }
+    server.shutdown().await.expect("serve ends cleanly");
+
+    // The cap in all holds whoever asks.
+    let options = arena_web::WebOptions {
+        max_streams: 2,
+        max_streams_per_client: 10,
+        ..arena_web::WebOptions::default()
+    };
+    let server =
+        support::Server::start_with(std::sync::Arc::clone(&fixture.coordinator), options).await;
+    let a = server.open("GET", "/events", &[], Vec::new()).await;
+    let b = server.open("GET", &path, &[], Vec::new()).await;
+    assert_eq!((a.status().as_u16(), b.status().as_u16()), (200, 200));
+    let refused = server.open("GET", "/events", &[], Vec::new()).await;
+    assert_eq!(refused.status(), 429);
+    drop((a, b));
+    server.shutdown().await.expect("serve ends cleanly");
+}

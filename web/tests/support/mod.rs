@@ -219,14 +219,18 @@ pub struct Server {
 
 impl Server {
     pub async fn start(coordinator: Arc<Coordinator>) -> Server {
+        Server::start_with(coordinator, WebOptions::default()).await
+    }
+
+    /// [`Server::start`] with `options` (the admin token always added).
+    pub async fn start_with(coordinator: Arc<Coordinator>, options: WebOptions) -> Server {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("binding a loopback port");
         let addr = listener.local_addr().expect("its address");
         let (stop, stopped) = oneshot::channel::<()>();
-        let options = WebOptions {
-            admin_tokens: BTreeSet::from([ADMIN_TOKEN.to_owned()]),
-        };
+        let mut options = options;
+        options.admin_tokens = BTreeSet::from([ADMIN_TOKEN.to_owned()]);
         let task = tokio::spawn(arena_web::serve(listener, coordinator, options, async {
             let _ = stopped.await;
         }));
