@@ -2348,3 +2348,98 @@ fn assert_only_documented_keys(server: &RedisServer, at_least: usize) {
         assert!(documented, "undocumented key {key}");
     }
 }
+
+/// The red team's finding: Redis stalls writes for longer than the store's
+/// response timeout in the middle of an upload, so a chunk command whose
+/// reply was late is sent again. Each chunk must still be stored once, the
+/// upload must read back as its hash, and a copy stored wrong (as an older
+/// coordinator could leave it) is replaced by the next upload.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_stall_during_an_upload_stores_each_chunk_once() {
+    use arena_coordinator::store::RedisStore;
+    use redis::aio::ConnectionManagerConfig;
+    use std::time::Duration;
+
+    let server = RedisServer::start();
+    let config =
+        ConnectionManagerConfig::new().set_response_timeout(Some(Duration::from_millis(500)));
+    let store = Store::Redis(
+        RedisStore::connect_with_config(&server.url(), config)
+            .await
+            .unwrap(),
+    );
+    let chunk = arena_coordinator::store::SUBMISSION_CHUNK;
+    let bytes: Vec<u8> = (0..8 * chunk).map(|i| (i * 13 % 251) as u8).collect();
+    let hash = hex_sha256(&bytes);
+    let url = server.url();
+    // Writes stall for 700 ms once the upload is under way (its first
+    // chunk is there).
+    let pauser = tokio::spawn(async move {
+        let mut raw = redis::Client::open(url)
+            .unwrap()
+            .get_multiplexed_async_connection()
+            .await
+            .unwrap();
+        loop {
+            let started: Vec<String> = redis::cmd("KEYS")
+                .arg("arena:upload:*")
+                .query_async(&mut raw)
+                .await
+                .unwrap();
+            if !started.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        let () = redis::cmd("CLIENT")
+            .arg("PAUSE")
+            .arg(700)
+            .arg("WRITE")
+            .query_async(&mut raw)
+            .await
+            .unwrap();
+    });
+    store.put_submission(&hash, bytes.clone()).await.unwrap();
+    pauser.await.unwrap();
+    let mut raw = redis::Client::open(server.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let chunks: usize = redis::cmd("LLEN")
+        .arg(keys::submission(&hash))
+        .query(&mut raw)
+        .unwrap();
+    assert_eq!(chunks, 8);
+    assert!(store.get_submission(&hash).await.unwrap() == Some(bytes.clone()));
+
+    // A stored copy with a chunk too many is replaced by the next upload.
+    let () = redis::cmd("RPUSH")
+        .arg(keys::submission(&hash))
+        .arg(&b"a chunk stored twice"[..])
+        .query(&mut raw)
+        .unwrap();
+    assert!(store.get_submission(&hash).await.unwrap() != Some(bytes.clone()));
+    store.put_submission(&hash, bytes.clone()).await.unwrap();
+    assert!(store.get_submission(&hash).await.unwrap() == Some(bytes));
+    let uploads: Vec<String> = redis::cmd("KEYS")
+        .arg("arena:upload:*")
+        .query(&mut raw)
+        .unwrap();
+    assert!(uploads.is_empty(), "half-written copies left: {uploads:?}");
+
+    // What a retry does: the same chunk's command sent twice stores it once
+    // (the script the store pushes chunks with, run as Redis runs it).
+    let push = include_str!("../src/store/redis_store/lua/push_chunk.lua");
+    for (index, expected) in [(0, 1), (0, 1), (1, 2), (1, 2), (3, 2)] {
+        let length: i64 = redis::cmd("EVAL")
+            .arg(push)
+            .arg(1)
+            .arg("arena:upload:probe")
+            .arg(index)
+            .arg(format!("chunk {index}"))
+            .arg(60)
+            .query(&mut raw)
+            .unwrap();
+        assert_eq!(length, expected, "chunk {index}");
+    }
+}

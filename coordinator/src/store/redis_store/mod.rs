@@ -563,13 +563,19 @@ impl RedisStore {
     /// A submission may be up to 2 GiB, more than one Redis value can hold
     /// (512 MB by default) and more than one command should carry, so it
     /// is written in chunks to a key of its own, which is renamed into
-    /// place only once whole: a reader never sees half a submission.
+    /// place only once whole and read back against its hash: a reader never
+    /// sees half a submission, and a stored one is never a wrong one.
+    ///
+    /// Each chunk goes to its own index once (`lua/push_chunk.lua`), so a
+    /// command retried after a stalled reply cannot store a chunk twice. A
+    /// submission already stored is read back and kept if its hash holds;
+    /// one whose bytes do not match its name (written before chunks were
+    /// idempotent) is replaced by these.
     pub async fn put_submission(&self, hash: &str, bytes: Vec<u8>) -> Result<()> {
         check_submission_hash(hash, &bytes)?;
         let target = keys::submission(hash);
-        // Immutable once stored: the same bytes again cost nothing.
-        let stored: bool = self.conn().exists(&target).await?;
-        if stored {
+        if self.stored_intact(hash).await? {
+            // The same bytes again cost nothing more.
             return Ok(());
         }
         let mut suffix = [0u8; 8];
@@ -577,17 +583,37 @@ impl RedisStore {
             .map_err(|e| StoreError::Corrupt(format!("randomness: {e}")))?;
         let suffix: String = suffix.iter().map(|b| format!("{b:02x}")).collect();
         let upload = keys::upload(&format!("{hash}-{suffix}"));
-        let written = self.write_chunks(&upload, &target, &bytes).await;
+        let written = self.write_chunks(&upload, &target, hash, &bytes).await;
         if written.is_err() {
             let _: redis::RedisResult<i64> = self.conn().del(&upload).await;
         }
         written
     }
 
-    /// Pushes `bytes` to `upload` chunk by chunk, then renames it to
-    /// `target` unless `target` appeared meanwhile (the same bytes, stored
-    /// by a concurrent upload: then the copy is dropped).
-    async fn write_chunks(&self, upload: &str, target: &str, bytes: &[u8]) -> Result<()> {
+    /// Whether the upload list at `key` holds bytes whose sha256 is `hash`.
+    async fn holds(&self, hash: &str, key: &str) -> Result<bool> {
+        let bytes = self.read_chunks(key).await?;
+        Ok(bytes.is_some_and(|b| check_submission_hash(hash, &b).is_ok()))
+    }
+
+    /// Whether submission `hash` is stored with the bytes its name says.
+    async fn stored_intact(&self, hash: &str) -> Result<bool> {
+        let bytes = self.get_submission(hash).await?;
+        Ok(bytes.is_some_and(|b| check_submission_hash(hash, &b).is_ok()))
+    }
+
+    /// Pushes `bytes` to `upload` chunk by chunk, reads the upload back
+    /// against `hash`, then renames it to `target`: over a stored copy that
+    /// failed its hash, or only if `target` is still absent (a concurrent
+    /// upload of the same bytes may have stored it; then this copy is
+    /// dropped).
+    async fn write_chunks(
+        &self,
+        upload: &str,
+        target: &str,
+        hash: &str,
+        bytes: &[u8],
+    ) -> Result<()> {
         // An empty archive is one empty chunk, so that it has a key too.
         let empty: &[u8] = &[];
         let chunks: Vec<&[u8]> = if bytes.is_empty() {
@@ -595,20 +621,38 @@ impl RedisStore {
         } else {
             bytes.chunks(SUBMISSION_CHUNK).collect()
         };
-        for chunk in chunks {
-            let _: i64 = self.conn().rpush(upload, chunk).await?;
-            let _: bool = self.conn().expire(upload, UPLOAD_TTL_S).await?;
+        for (index, chunk) in chunks.iter().enumerate() {
+            let length: usize = SCRIPTS
+                .push_chunk
+                .key(upload)
+                .arg(index)
+                .arg(*chunk)
+                .arg(UPLOAD_TTL_S)
+                .invoke_async(&mut self.conn())
+                .await?;
+            if length != index + 1 {
+                return Err(StoreError::Corrupt(format!(
+                    "upload of submission {hash}: chunk {index} landed at {}",
+                    length.saturating_sub(1)
+                )));
+            }
         }
-        let moved: bool = redis::cmd("RENAMENX")
+        if !self.holds(hash, upload).await? {
+            return Err(StoreError::Corrupt(format!(
+                "upload of submission {hash} does not read back as written"
+            )));
+        }
+        if self.stored_intact(hash).await? {
+            let _: i64 = self.conn().del(upload).await?;
+            return Ok(());
+        }
+        // Absent, or a copy that fails its hash: this one takes its place.
+        let _: () = redis::cmd("RENAME")
             .arg(upload)
             .arg(target)
             .query_async(&mut self.conn())
             .await?;
-        if moved {
-            let _: bool = self.conn().persist(target).await?;
-        } else {
-            let _: i64 = self.conn().del(upload).await?;
-        }
+        let _: bool = self.conn().persist(target).await?;
         Ok(())
     }
 }

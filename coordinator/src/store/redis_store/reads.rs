@@ -295,6 +295,22 @@ impl RedisStore {
         Ok(self.conn().sismember(keys::QUARANTINED, worker).await?)
     }
 
+    /// The bytes of the chunk list at `key`, `None` if there is none. One
+    /// chunk a command, so no reply is larger than a chunk.
+    pub(super) async fn read_chunks(&self, key: &str) -> Result<Option<Vec<u8>>> {
+        let count: usize = self.conn().llen(key).await?;
+        if count == 0 {
+            return Ok(None);
+        }
+        let mut bytes = Vec::new();
+        for index in 0..count {
+            let chunk: Option<Vec<u8>> = self.conn().lindex(key, index as isize).await?;
+            let chunk = present(chunk, &format!("chunk {index} of {key}"))?;
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(Some(bytes))
+    }
+
     /// See [`Store::get_submission`](crate::store::Store::get_submission).
     pub async fn get_submission(&self, hash: &str) -> Result<Option<Vec<u8>>> {
         let key = keys::submission(hash);
@@ -306,18 +322,7 @@ impl RedisStore {
             "none" => Ok(None),
             // Stored whole, before submissions were chunked.
             "string" => Ok(self.conn().get(&key).await?),
-            "list" => {
-                // One chunk a command, so no reply is larger than a chunk;
-                // the list never changes once it has its name.
-                let count: usize = self.conn().llen(&key).await?;
-                let mut bytes = Vec::new();
-                for index in 0..count {
-                    let chunk: Option<Vec<u8>> = self.conn().lindex(&key, index as isize).await?;
-                    let chunk = present(chunk, &format!("chunk {index} of submission {hash}"))?;
-                    bytes.extend_from_slice(&chunk);
-                }
-                Ok(Some(bytes))
-            }
+            "list" => self.read_chunks(&key).await,
             other => Err(StoreError::Corrupt(format!(
                 "submission {hash} is stored as a {other}"
             ))),

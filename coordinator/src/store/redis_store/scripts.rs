@@ -46,10 +46,13 @@ pub(super) struct Scripts {
     pub rejudge: Script,
     /// `lua/lease_end.lua`.
     pub lease_end: Script,
+    /// `lua/push_chunk.lua`.
+    pub push_chunk: Script,
 }
 
 /// The scripts, hashed on first use.
 pub(super) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
+    push_chunk: Script::new(include_str!("lua/push_chunk.lua")),
     create_tournament: Script::new(include_str!("lua/create_tournament.lua")),
     schedule_round: Script::new(include_str!("lua/schedule_round.lua")),
     cancel: Script::new(include_str!("lua/cancel.lua")),
