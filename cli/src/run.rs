@@ -364,6 +364,9 @@ async fn tournament(
             Err(e) => eprintln!("arena: worker task: {e}"),
         }
     }
+    // The pages may stay up, but nothing plays any more: a rejudge there
+    // would leave the match waiting for good.
+    coordinator.set_unplayable("this arena run has ended and its workers with it");
     stop_server.cancel();
     server.await??;
 

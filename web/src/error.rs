@@ -54,6 +54,7 @@ impl WebError {
                 CoordinatorError::Cancelled(_)
                 | CoordinatorError::NotStuck(_)
                 | CoordinatorError::NotDone(_)
+                | CoordinatorError::Unplayable { .. }
                 | CoordinatorError::Store(StoreError::Cancelled(_)) => StatusCode::CONFLICT,
                 CoordinatorError::Store(StoreError::UnknownMatch(_)) => StatusCode::NOT_FOUND,
                 _ => StatusCode::INTERNAL_SERVER_ERROR,

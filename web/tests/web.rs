@@ -540,6 +540,65 @@ async fn an_admin_can_rejudge_a_finished_match() {
 }
 
 #[tokio::test]
+async fn a_rejudge_nothing_could_play_is_refused_and_the_result_kept() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    // The only worker has gone silent: the match would wait for good.
+    let store = fixture.coordinator.store();
+    let info = store
+        .worker(WORKER)
+        .await
+        .unwrap()
+        .expect("the fixture's worker");
+    store.register_worker(info.clone(), 0).await.unwrap();
+    let reply = server
+        .post(&format!("/matches/{}/rejudge", fixture.done), &[ADMIN], "")
+        .await;
+    assert_eq!(reply.status, 409, "{}", reply.text());
+    assert!(reply.text().contains("no live worker"), "{}", reply.text());
+    // Back again, it could: but `arena run` says nothing will play.
+    store
+        .register_worker(info, arena_coordinator::service::now_ms())
+        .await
+        .unwrap();
+    // As `arena run` says once its workers have finished.
+    fixture
+        .coordinator
+        .set_unplayable("this arena run has ended and its workers with it");
+    let reply = server
+        .post(&format!("/matches/{}/rejudge", fixture.done), &[ADMIN], "")
+        .await;
+    assert_eq!(reply.status, 409, "{}", reply.text());
+    assert!(
+        reply
+            .text()
+            .contains("cannot be played again: this arena run has ended"),
+        "{}",
+        reply.text()
+    );
+    // Nothing was lost: the result and its replay are still there.
+    let matches = fixture
+        .coordinator
+        .store()
+        .matches(&fixture.tournament)
+        .await
+        .unwrap();
+    let info = matches.iter().find(|m| m.match_id == fixture.done).unwrap();
+    assert!(
+        matches!(
+            info.state,
+            arena_coordinator::store::MatchState::Done { .. }
+        ),
+        "{:?}",
+        info.state
+    );
+    server
+        .get(&format!("/matches/{}/frames.json", fixture.done))
+        .await
+        .expect(200);
+}
+
+#[tokio::test]
 async fn logging_in_sets_a_strict_http_only_cookie() {
     let fixture = Fixture::new().await;
     let server = fixture.serve().await;

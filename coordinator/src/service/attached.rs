@@ -81,9 +81,42 @@ impl Coordinator {
         lock_progress(&self.progress).remove(match_id);
     }
 
+    /// From now on nothing will play another match (an `arena run` whose
+    /// workers have finished): a rejudge is refused with `reason`.
+    pub fn set_unplayable(&self, reason: &str) {
+        *self.unplayable.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason.to_owned());
+    }
+
+    /// Why a match put back in the queue now would wait for good, if so:
+    /// nothing will play again, or no live worker may lease it.
+    async fn why_unplayable(&self) -> Result<Option<String>> {
+        if let Some(reason) = self
+            .unplayable
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+        {
+            return Ok(Some(reason));
+        }
+        let workers = self.workers().await?;
+        if workers.iter().any(|w| w.alive && !w.quarantined) {
+            return Ok(None);
+        }
+        Ok(Some(
+            "no live worker is connected to play it (start one, then rejudge)".to_owned(),
+        ))
+    }
+
     /// An organiser's rejudge: the finished match is played again, and its
-    /// result replaced when the new one lands.
+    /// result replaced when the new one lands. Refused, keeping the result,
+    /// when nothing could play it.
     pub async fn rejudge(&self, match_id: &str) -> Result<()> {
+        if let Some(reason) = self.why_unplayable().await? {
+            return Err(CoordinatorError::Unplayable {
+                match_id: match_id.to_owned(),
+                reason,
+            });
+        }
         if self.store.rejudge(match_id).await? {
             tracing::info!(match_id, "match rejudged");
             Ok(())

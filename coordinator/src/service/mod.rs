@@ -230,6 +230,8 @@ pub enum CoordinatorError {
     Attachments(#[from] AttachmentError),
     #[error("match {0} has no result to rejudge")]
     NotDone(String),
+    #[error("match {match_id} cannot be played again: {reason}")]
+    Unplayable { match_id: String, reason: String },
 }
 
 type Result<T> = std::result::Result<T, CoordinatorError>;
@@ -280,6 +282,9 @@ pub struct Coordinator {
     /// worker's heartbeats last said: live progress for the web pages,
     /// kept in memory only (it is stale within a heartbeat anyway).
     progress: Mutex<HashMap<String, u32>>,
+    /// Set when nothing will play another match (an `arena run` whose
+    /// workers have finished): why a rejudge is refused.
+    unplayable: Mutex<Option<String>>,
 }
 
 impl Coordinator {
@@ -303,6 +308,7 @@ impl Coordinator {
             known: KnownTournaments::default(),
             attachments,
             progress: Mutex::default(),
+            unplayable: Mutex::default(),
         })
     }
 
