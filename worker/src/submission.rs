@@ -38,6 +38,25 @@ pub enum TreeError {
 }
 
 impl TreeError {
+    /// The same error with its path relative to `root` (`.` for `root`).
+    fn relative_to(self, root: &Path) -> TreeError {
+        let strip = |path: PathBuf| match path.strip_prefix(root) {
+            Ok(rel) if rel.as_os_str().is_empty() => PathBuf::from("."),
+            Ok(rel) => rel.to_path_buf(),
+            Err(_) => path,
+        };
+        match self {
+            TreeError::SpecialFile { path } => TreeError::SpecialFile { path: strip(path) },
+            TreeError::UnsafePath { path } => TreeError::UnsafePath { path: strip(path) },
+            TreeError::Io { what, path, source } => TreeError::Io {
+                what,
+                path: strip(path),
+                source,
+            },
+            other => other,
+        }
+    }
+
     /// The tree (or archive) itself is unusable, so the submission is at
     /// fault and no other host would do better: a refused entry, a size or
     /// count over the caps, a path too long for the filesystem, a name that
@@ -452,7 +471,14 @@ pub fn archive_id(archive: &[u8]) -> String {
 /// made). Anything that could write outside `dest` (absolute paths, `..`,
 /// links used as directories) or is not a file, directory or symlink is
 /// refused.
+///
+/// Paths in its errors are relative to `dest`: they reach the entrant's
+/// build log, which has no business showing the worker's directories.
 pub fn unpack(archive: &[u8], dest: &Path) -> Result<(), TreeError> {
+    unpack_into(archive, dest).map_err(|e| e.relative_to(dest))
+}
+
+fn unpack_into(archive: &[u8], dest: &Path) -> Result<(), TreeError> {
     fs::create_dir(dest).map_err(io("create", dest))?;
     let mut reader = tar::Archive::new(archive);
     let entries = reader.entries().map_err(io(READ_ARCHIVE, dest))?;
@@ -666,5 +692,11 @@ mod archive_tests {
         let clash = raw_tar(&[("lib", Regular, b"x"), ("lib/u.py", Regular, b"y")]);
         let err = unpack(&clash, &out.path().join("clash")).unwrap_err();
         assert!(err.is_submissions_fault(), "{err}");
+        // The message names the entry, never where the worker unpacks it.
+        assert!(err.to_string().contains("lib"), "{err}");
+        assert!(
+            !err.to_string().contains(&out.path().display().to_string()),
+            "{err}"
+        );
     }
 }
