@@ -175,6 +175,36 @@ def nan(side, width):
     return m, toml
 
 
+def huge_constant(side, width):
+    """The greedy graph plus a 3.2 GB constant (800 million ones) summed into
+    its scores times zero: small on disk, and tract materialises the
+    constant while loading, so only a memory cap stops it."""
+    m, toml = greedy(side, width, "competition")
+    graph = m.graph
+    graph.node[-1].output[0] = "plain"
+    graph.initializer.extend([
+        const("huge_shape", [1], [800_000_000], TensorProto.INT64),
+        const("nothing", [], [0.0]),
+    ])
+    graph.node.extend([
+        helper.make_node(
+            "ConstantOfShape", ["huge_shape"], ["huge"],
+            value=helper.make_tensor("one", TensorProto.FLOAT, [1], [1.0]),
+        ),
+        helper.make_node("ReduceSum", ["huge"], ["huge_sum"], keepdims=0),
+        helper.make_node("Mul", ["huge_sum", "nothing"], ["zero"]),
+        helper.make_node("Add", ["plain", "zero"], ["scores"]),
+    ])
+    graph.name = "huge_constant"
+    onnx.checker.check_model(m)
+    body = toml.split("\n", 2)[2]
+    toml = (
+        "# huge-constant: the greedy model plus a 3.2 GB constant made at load (for\n"
+        "# the tests; bots/generals-models/build.py writes this directory).\n" + body
+    )
+    return m, toml
+
+
 MODELS = {
     "generals-models/greedy": lambda: greedy(21, 10, "competition"),
     "generals-models/greedy-classic": lambda: greedy(23, 9, "classic"),
@@ -182,6 +212,8 @@ MODELS = {
     "test/generals-models/small-board": lambda: greedy(15, 9, "classic 15x15"),
     # For the tests: every score NaN, a strike each turn.
     "test/generals-models/nan": lambda: nan(21, 10),
+    # For the tests: a load that needs more memory than a seat has.
+    "test/generals-models/huge-constant": lambda: huge_constant(21, 10),
 }
 
 

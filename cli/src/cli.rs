@@ -93,6 +93,10 @@ pub struct ModelCheckArgs {
     /// Overrides the game's cost limit, in multiply-accumulates a turn.
     #[arg(long)]
     pub max_macs: Option<u64>,
+    /// The memory the check may use, in MiB: a seat's cap, which the model
+    /// host loading it in a match has too (0: no cap).
+    #[arg(long, default_value_t = 2048, value_name = "MIB")]
+    pub memory_mb: u64,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,

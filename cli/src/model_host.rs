@@ -44,7 +44,58 @@ pub fn model(args: ModelArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Set in the child that runs a capped check (see [`check`]).
+const CAPPED: &str = "ARENA_MODEL_CHECK_CAPPED";
+
+/// Runs the check in a child process of this program whose data memory is
+/// capped at `--memory-mb`, as a seat's is: a graph whose loading needs more
+/// (a huge constant folded at load) is refused with that reason here, as
+/// it would forfeit its matches for memory, instead of taking the
+/// participant's machine's memory.
 fn check(args: ModelCheckArgs) -> anyhow::Result<ExitCode> {
+    if args.memory_mb == 0 || std::env::var_os(CAPPED).is_some() {
+        // tract panics when an allocation past the cap fails; the check
+        // turns that into its refusal, so one line says why.
+        std::panic::set_hook(Box::new(|info| {
+            eprintln!("arena: the check panicked: {info}");
+        }));
+        return check_here(args);
+    }
+    let cap = args.memory_mb.saturating_mul(1 << 20);
+    let mut child = std::process::Command::new(crate::launch::this_program()?);
+    child.args(std::env::args_os().skip(1)).env(CAPPED, "1");
+    // SAFETY: between fork and exec the closure calls only setrlimit, which
+    // is async-signal-safe, on a struct of its own.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut child, move || {
+            let limit = libc::rlimit {
+                rlim_cur: cap,
+                rlim_max: cap,
+            };
+            if libc::setrlimit(libc::RLIMIT_DATA, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let status = child.status().context("starting the capped check")?;
+    match status.code() {
+        Some(0) => Ok(ExitCode::SUCCESS),
+        Some(_) => Ok(ExitCode::FAILURE),
+        // Killed (an allocation past the cap aborts): the memory verdict.
+        None => {
+            eprintln!(
+                "arena: {}: refused: loading it needs more than {} MiB of memory, a seat's cap \
+                 (in a match it would forfeit for memory)",
+                args.dir.display(),
+                args.memory_mb
+            );
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn check_here(args: ModelCheckArgs) -> anyhow::Result<ExitCode> {
     let game = registry::find(&args.game)?;
     let interface = interface(&args.game)?;
     let defaults = game

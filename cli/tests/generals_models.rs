@@ -208,3 +208,25 @@ fn bench_model_measures_every_turn_in_the_sandbox() {
         "{out:?}"
     );
 }
+
+#[test]
+fn the_check_refuses_a_graph_whose_loading_needs_more_than_a_seat_has() {
+    // Small on disk; loading it makes a 3.2 GB constant.
+    let huge = bots().join("test/generals-models/huge-constant");
+    let out = support::arena()
+        .args(["model", "check", "--game", "generals"])
+        .arg(&huge)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("refused"), "{stderr}");
+    assert!(stderr.contains("failed to allocate"), "{stderr}");
+    // A graph that fits passes under the same cap.
+    let out = support::arena()
+        .args(["model", "check", "--game", "generals", "--memory-mb", "512"])
+        .arg(model("greedy"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+}
