@@ -392,8 +392,10 @@ impl SandboxLauncher {
                 stage: arena_sandbox::child::Stage::Exec,
                 source,
             }) if program.is_none() => {
+                // Named as in the bot's directory: the message reaches the
+                // entrant, the worker's cache path must not.
                 return Err(LaunchError::BotCannotStart {
-                    path: bot.dir.join(RUN_SCRIPT),
+                    path: PathBuf::from(RUN_SCRIPT),
                     source,
                 });
             }
