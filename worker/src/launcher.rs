@@ -287,11 +287,46 @@ pub enum LaunchError {
 }
 
 impl LaunchError {
+    /// The same error with a path inside `root` shown relative to it.
+    pub fn relative_to(self, root: &Path) -> LaunchError {
+        let strip = |path: PathBuf| match path.strip_prefix(root) {
+            Ok(rel) if rel.as_os_str().is_empty() => PathBuf::from("."),
+            Ok(rel) => rel.to_path_buf(),
+            Err(_) => path,
+        };
+        match self {
+            LaunchError::NotADirectory(path) => LaunchError::NotADirectory(strip(path)),
+            LaunchError::MissingRunScript(path) => LaunchError::MissingRunScript(strip(path)),
+            LaunchError::BotCannotStart { path, source } => LaunchError::BotCannotStart {
+                path: strip(path),
+                source,
+            },
+            other => other,
+        }
+    }
+
     pub(crate) fn io(what: &'static str, path: &Path, source: std::io::Error) -> Self {
         LaunchError::Io {
             what,
             path: path.to_owned(),
             source,
         }
+    }
+}
+
+#[cfg(test)]
+mod relative_tests {
+    use super::*;
+
+    #[test]
+    fn layout_errors_name_paths_inside_the_bot() {
+        let root = Path::new("/var/cache/arena/ab12");
+        let err = LaunchError::MissingRunScript(root.join("run.sh")).relative_to(root);
+        assert_eq!(err.to_string(), "bot has no run script: run.sh is missing");
+        let err = LaunchError::NotADirectory(root.to_owned()).relative_to(root);
+        assert!(!err.to_string().contains("/var/cache"), "{err}");
+        // A path elsewhere is left as it is.
+        let other = LaunchError::MissingRunScript(PathBuf::from("/elsewhere/run.sh"));
+        assert!(other.relative_to(root).to_string().contains("/elsewhere"));
     }
 }

@@ -426,7 +426,9 @@ impl SandboxLauncher {
 
 impl Launcher for SandboxLauncher {
     fn launch(&self, bot: &BotSpec, seat: usize) -> Result<LaunchedBot, LaunchError> {
-        bot.validate()?;
+        // What the layout check says reaches the entrant: named within the
+        // bot's directory, not where this worker keeps it.
+        bot.validate().map_err(|e| e.relative_to(&bot.dir))?;
         self.spawn_seat(bot, seat, None)
     }
 
