@@ -1529,9 +1529,11 @@ async fn rejudge_replays_a_finished_match_from_the_front(store: Store) {
 
     assert!(store.rejudge("m0").await.unwrap());
     assert!(!store.rejudge("m0").await.unwrap(), "rejudged once");
-    // Its result and replay are gone, and it is leased first, as attempt 2.
-    assert!(store.results("t").await.unwrap().is_empty());
-    assert_eq!(store.replay("m0").await.unwrap(), None);
+    // Its result and replay stay (and count) until a new result replaces
+    // them, and it is leased first, as attempt 2.
+    let kept = store.results("t").await.unwrap();
+    assert_eq!((kept.len(), kept[0].turns), (1, 3));
+    assert_eq!(store.replay("m0").await.unwrap(), Some(vec![7]));
     let status = store.status("t").await.unwrap();
     assert_eq!((status.queued, status.done), (2, 0));
     let l2 = lease_as(&store, "w2", 0, 100).await.unwrap();
@@ -1541,6 +1543,11 @@ async fn rejudge_replays_a_finished_match_from_the_front(store: Store) {
     let results = store.results("t").await.unwrap();
     assert_eq!(results.len(), 1);
     assert_eq!(results[0].turns, 9, "the new result replaces the old");
+    assert_eq!(
+        store.replay("m0").await.unwrap(),
+        None,
+        "and so does its replay"
+    );
 
     store.cancel("t").await.unwrap();
     let cancelled = store.rejudge("m0").await.unwrap_err();

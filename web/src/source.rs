@@ -55,7 +55,7 @@ pub fn progress(coordinator: &Coordinator, match_id: &str) -> Option<u32> {
     coordinator.progress(match_id)
 }
 
-/// Requeues a finished match, dropping its result.
+/// Requeues a finished match; its result stands until the new one lands.
 pub async fn rejudge(coordinator: &Coordinator, match_id: &str) -> Result<(), CoordinatorError> {
     coordinator.rejudge(match_id).await
 }

@@ -527,11 +527,23 @@ async fn an_admin_can_rejudge_a_finished_match() {
         .unwrap();
     let info = matches.iter().find(|m| m.match_id == fixture.done).unwrap();
     assert_eq!(info.state, arena_coordinator::store::MatchState::Queued);
-    // Its replay went with its result.
+    // Its result and replay stay until the new ones land.
+    assert_eq!(
+        fixture
+            .coordinator
+            .store()
+            .results(&fixture.tournament)
+            .await
+            .unwrap()
+            .iter()
+            .filter(|r| r.match_id == fixture.done)
+            .count(),
+        1
+    );
     server
         .get(&format!("/matches/{}/frames.json", fixture.done))
         .await
-        .expect(404);
+        .expect(200);
     // Rejudging it again, before a new result, is refused.
     server
         .post(&format!("/matches/{}/rejudge", fixture.done), &[ADMIN], "")

@@ -85,6 +85,9 @@ struct MatchEntry {
     /// Attempts failed in a row since it was scheduled or last requeued by
     /// an organiser.
     strikes: u32,
+    /// The result of a rejudged match, which stays (and counts) until a new
+    /// one replaces it.
+    kept: Option<MatchRecord>,
 }
 
 /// A match's state; the lease fields live here so "is this lease current"
@@ -219,6 +222,7 @@ impl MemoryStore {
                 slot: Slot::Queued,
                 failures: Vec::new(),
                 strikes: 0,
+                kept: None,
             };
             state.matches.insert(m.match_id, entry);
         }
@@ -353,8 +357,8 @@ impl MemoryStore {
     }
 
     /// Puts a match whose slot is as `from` says at the front of the queue
-    /// with the next attempt number and a fresh allowance of attempts,
-    /// dropping any replay; `false` if its slot is otherwise.
+    /// with the next attempt number and a fresh allowance of attempts;
+    /// `false` if its slot is otherwise.
     fn back_to_queue(&self, match_id: &str, from: impl Fn(&Slot) -> bool) -> Result<bool> {
         let mut guard = self.lock();
         let state = &mut *guard;
@@ -372,10 +376,13 @@ impl MemoryStore {
         {
             return Err(StoreError::Cancelled(entry.tournament.clone()));
         }
-        entry.slot = Slot::Queued;
+        // A rejudged match keeps its result and replay until the new
+        // result replaces them.
+        if let Slot::Done(record) = std::mem::replace(&mut entry.slot, Slot::Queued) {
+            entry.kept = Some(record);
+        }
         entry.attempt += 1;
         entry.strikes = 0;
-        state.replays.remove(match_id);
         state.queue.push_front(match_id.to_owned());
         Ok(true)
     }
@@ -399,9 +406,13 @@ impl MemoryStore {
         let t = state.get_tournament(tournament)?;
         Ok(t.matches
             .iter()
-            .filter_map(|id| match state.matches.get(id).map(|m| &m.slot) {
-                Some(Slot::Done(record)) => Some(record.clone()),
-                _ => None,
+            .filter_map(|id| {
+                let m = state.matches.get(id)?;
+                match &m.slot {
+                    Slot::Done(record) => Some(record.clone()),
+                    // Rejudged and not yet replayed: the old result counts.
+                    _ => m.kept.clone(),
+                }
             })
             .collect())
     }
@@ -787,10 +798,17 @@ impl State {
             _ => return Ok(CompleteOutcome::StaleLease),
         };
         entry.slot = Slot::Done(record);
+        entry.kept = None;
         self.lease_match.remove(lease_id);
         self.expiries.remove(&(expires_at_ms, lease_id.to_owned()));
-        if let Some(replay) = replay {
-            self.replays.insert(match_id.to_owned(), replay);
+        match replay {
+            Some(replay) => {
+                self.replays.insert(match_id.to_owned(), replay);
+            }
+            // A rejudged match's old replay must not stand for the new one.
+            None => {
+                self.replays.remove(match_id);
+            }
         }
         Ok(CompleteOutcome::Accepted)
     }

@@ -262,9 +262,10 @@ impl Store {
     }
 
     /// Puts a finished match back at the front of the queue with the next
-    /// attempt number, dropping its result and replay: an organiser's
-    /// rejudge, when a result is in doubt. Standings follow the new result
-    /// when it lands; rounds already scheduled from the old one stay.
+    /// attempt number: an organiser's rejudge, when a result is in doubt.
+    /// Its result and replay stay, and [`Store::results`] keeps returning
+    /// the result, until the new result replaces them; rounds already
+    /// scheduled from the old one stay.
     /// `false` (and no change) if the match is not done;
     /// [`StoreError::UnknownMatch`] if there is no such match and
     /// [`StoreError::Cancelled`] if its tournament was cancelled.

@@ -69,6 +69,9 @@ end
 redis.call('HSET', KEYS[7], match, ARGV[3])
 if ARGV[4] == '1' then
     redis.call('SET', KEYS[8], ARGV[5])
+else
+    -- A rejudged match's old replay must not stand for the new result.
+    redis.call('DEL', KEYS[8])
 end
 redis.call('HSET', KEYS[2], match, 'done')
 redis.call('HDEL', KEYS[3], match)

@@ -1,5 +1,7 @@
 -- Puts a finished match back at the front of the queue with the next
--- attempt number, dropping its result and replay (an organiser's rejudge).
+-- attempt number (an organiser's rejudge). Its result and replay stay, and
+-- count, until the new result replaces them (`complete.lua`): a rejudge
+-- that never gets played loses nothing.
 --
 -- KEYS[1]: arena:match_tournament  HASH match -> tournament (existence)
 -- KEYS[2]: arena:match_state       HASH match -> state
@@ -7,8 +9,8 @@
 -- KEYS[4]: arena:match_strikes     HASH match -> failures in a row
 -- KEYS[5]: arena:cancelled         SET of cancelled tournament ids
 -- KEYS[6]: arena:queue             LIST of queued match ids
--- KEYS[7]: arena:results           HASH match -> MatchRecord JSON
--- KEYS[8]: arena:replay:{match}    STRING, the replay
+-- KEYS[7]: arena:results           HASH match -> MatchRecord JSON (kept)
+-- KEYS[8]: arena:replay:{match}    STRING, the replay (kept)
 -- ARGV[1]: match id
 -- Returns: 1 rejudged, 0 not done, -1 unknown match, -2 its tournament is
 --          cancelled (nothing written unless 1).
@@ -28,8 +30,6 @@ if redis.call('SISMEMBER', KEYS[5], tournament) == 1 then
 end
 
 -- Mutate.
-redis.call('HDEL', KEYS[7], match)
-redis.call('DEL', KEYS[8])
 redis.call('HSET', KEYS[2], match, 'queued')
 redis.call('HINCRBY', KEYS[3], match, 1)
 redis.call('HSET', KEYS[4], match, 0)
