@@ -154,6 +154,11 @@ def greedy(side, width, ruleset):
     return m, toml
 
 
+def retitled(toml, comment):
+    """`toml` with its two-line opening comment replaced by `comment`."""
+    return comment + toml.split("\n", 2)[2]
+
+
 def nan(side, width):
     """The greedy graph with every score replaced by 0/0, computed from the
     input so that no simplification can fold it away: a strike each turn."""
@@ -167,12 +172,11 @@ def nan(side, width):
     ])
     graph.name = "nan"
     onnx.checker.check_model(m)
-    body = toml.split("\n", 2)[2]
-    toml = (
+    return m, retitled(
+        toml,
         "# nan: the greedy model with every score NaN, a strike each turn (for the\n"
-        "# tests; bots/generals-models/build.py writes this directory).\n" + body
+        "# tests; bots/generals-models/build.py writes this directory).\n",
     )
-    return m, toml
 
 
 def huge_constant(side, width):
@@ -197,12 +201,11 @@ def huge_constant(side, width):
     ])
     graph.name = "huge_constant"
     onnx.checker.check_model(m)
-    body = toml.split("\n", 2)[2]
-    toml = (
+    return m, retitled(
+        toml,
         "# huge-constant: the greedy model plus a 3.2 GB constant made at load (for\n"
-        "# the tests; bots/generals-models/build.py writes this directory).\n" + body
+        "# the tests; bots/generals-models/build.py writes this directory).\n",
     )
-    return m, toml
 
 
 MODELS = {

@@ -589,7 +589,7 @@ pub enum BenchTarget {
         /// The model directory (bot.toml and model.onnx).
         dir: std::path::PathBuf,
         /// The game it plays.
-        #[arg(long, default_value = "generals")]
+        #[arg(long, default_value = arena_engine::registry::DEFAULT_GAME)]
         game: String,
         /// Matches to play.
         #[arg(long, default_value_t = 1,

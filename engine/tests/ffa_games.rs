@@ -316,15 +316,18 @@ fn a_forfeit_mid_session_replays() {
         .unwrap();
 }
 
-#[test]
-fn a_later_forfeit_ranks_above_an_earlier_one() {
-    // A symmetric blank board: equal on every criterion but the forfeits.
+/// A symmetric blank board of ten turns: equal on every criterion but
+/// what the test does to it.
+fn blank_ten_turns() -> GeneralsFfa {
     let params = Params {
         max_turns: 10,
         ..Params::STANDARD
     };
-    let crowns = [17, 30, 142, 129];
-    let mut g = GeneralsFfa::new(Board::blank(&params, crowns), params).unwrap();
+    GeneralsFfa::new(Board::blank(&params, [17, 30, 142, 129]), params).unwrap()
+}
+
+/// Seat 0 forfeits at once, seat 2 four turns later; no moves to the end.
+fn forfeit_seat_0_then_2(g: &mut GeneralsFfa) {
     g.forfeit(&[0]);
     for _ in 0..4 {
         g.step_moves([None; 4]);
@@ -333,6 +336,12 @@ fn a_later_forfeit_ranks_above_an_earlier_one() {
     while g.outcome().is_none() {
         g.step_moves([None; 4]);
     }
+}
+
+#[test]
+fn a_later_forfeit_ranks_above_an_earlier_one() {
+    let mut g = blank_ten_turns();
+    forfeit_seat_0_then_2(&mut g);
     let outcome = g.outcome().unwrap();
     // Seat 2 played four turns longer than seat 0: it ranks above it.
     assert_eq!(outcome.ranks, vec![3, 0, 2, 0]);
@@ -346,24 +355,12 @@ fn a_later_forfeit_ranks_above_an_earlier_one() {
 
 #[test]
 fn states_from_before_the_forfeit_order_keep_their_ranking() {
-    let params = Params {
-        max_turns: 10,
-        ..Params::STANDARD
-    };
-    let crowns = [17, 30, 142, 129];
-    let fresh = GeneralsFfa::new(Board::blank(&params, crowns), params).unwrap();
+    let fresh = blank_ten_turns();
     // A state as written before the field existed.
     let mut json = serde_json::to_value(&fresh).unwrap();
     json.as_object_mut().unwrap().remove("ranking_version");
-    let mut g: GeneralsFfa = serde_json::from_value(json.clone()).unwrap();
-    g.forfeit(&[0]);
-    for _ in 0..4 {
-        g.step_moves([None; 4]);
-    }
-    g.forfeit(&[2]);
-    while g.outcome().is_none() {
-        g.step_moves([None; 4]);
-    }
+    let mut g: GeneralsFfa = serde_json::from_value(json).unwrap();
+    forfeit_seat_0_then_2(&mut g);
     // Both forfeited seats tie, as they did then, and the state is written
     // exactly as then (so its replays' final digests still match).
     assert_eq!(g.outcome().unwrap().ranks, vec![2, 0, 2, 0]);

@@ -118,12 +118,12 @@ impl FramesCache {
         if frames.len() > CACHED_BYTES {
             return;
         }
-        let kept =
-            |e: &VecDeque<(String, u64, Bytes)>| e.iter().map(|(_, _, b)| b.len()).sum::<usize>();
-        while entries.len() >= CACHED_DUMPS || kept(&entries) + frames.len() > CACHED_BYTES {
-            if entries.pop_front().is_none() {
+        let mut kept: usize = entries.iter().map(|(_, _, b)| b.len()).sum();
+        while entries.len() >= CACHED_DUMPS || kept + frames.len() > CACHED_BYTES {
+            let Some((_, _, dropped)) = entries.pop_front() else {
                 break;
-            }
+            };
+            kept -= dropped.len();
         }
         entries.push_back((match_id.to_owned(), fingerprint, frames));
     }

@@ -98,8 +98,12 @@ impl Coordinator {
         {
             return Ok(Some(reason));
         }
-        let workers = self.workers().await?;
-        if workers.iter().any(|w| w.alive && !w.quarantined) {
+        let alive = self
+            .store
+            .workers(super::now_ms(), self.alive_window_ms())
+            .await?;
+        let quarantined = self.store.quarantined().await?;
+        if alive.iter().any(|w| !quarantined.contains(&w.id)) {
             return Ok(None);
         }
         Ok(Some(

@@ -573,46 +573,40 @@ impl RedisStore {
     /// idempotent) is replaced by these.
     pub async fn put_submission(&self, hash: &str, bytes: Vec<u8>) -> Result<()> {
         check_submission_hash(hash, &bytes)?;
+        // A stored copy is kept if its hash holds (the same bytes again cost
+        // nothing more), and replaced if it does not.
+        let replace = match self.get_submission(hash).await? {
+            Some(stored) if check_submission_hash(hash, &stored).is_ok() => return Ok(()),
+            Some(_) => true,
+            None => false,
+        };
         let target = keys::submission(hash);
-        if self.stored_intact(hash).await? {
-            // The same bytes again cost nothing more.
-            return Ok(());
-        }
         let mut suffix = [0u8; 8];
         getrandom::fill(&mut suffix)
             .map_err(|e| StoreError::Corrupt(format!("randomness: {e}")))?;
         let suffix: String = suffix.iter().map(|b| format!("{b:02x}")).collect();
         let upload = keys::upload(&format!("{hash}-{suffix}"));
-        let written = self.write_chunks(&upload, &target, hash, &bytes).await;
+        let written = self
+            .write_chunks(&upload, &target, hash, &bytes, replace)
+            .await;
         if written.is_err() {
             let _: redis::RedisResult<i64> = self.conn().del(&upload).await;
         }
         written
     }
 
-    /// Whether the upload list at `key` holds bytes whose sha256 is `hash`.
-    async fn holds(&self, hash: &str, key: &str) -> Result<bool> {
-        let bytes = self.read_chunks(key).await?;
-        Ok(bytes.is_some_and(|b| check_submission_hash(hash, &b).is_ok()))
-    }
-
-    /// Whether submission `hash` is stored with the bytes its name says.
-    async fn stored_intact(&self, hash: &str) -> Result<bool> {
-        let bytes = self.get_submission(hash).await?;
-        Ok(bytes.is_some_and(|b| check_submission_hash(hash, &b).is_ok()))
-    }
-
     /// Pushes `bytes` to `upload` chunk by chunk, reads the upload back
-    /// against `hash`, then renames it to `target`: over a stored copy that
-    /// failed its hash, or only if `target` is still absent (a concurrent
-    /// upload of the same bytes may have stored it; then this copy is
-    /// dropped).
+    /// against `hash`, then renames it to `target`: over the stored copy
+    /// when `replace` (it failed its hash), else only if `target` is still
+    /// absent (a concurrent upload of the same bytes may have stored it;
+    /// then this copy is dropped).
     async fn write_chunks(
         &self,
         upload: &str,
         target: &str,
         hash: &str,
         bytes: &[u8],
+        replace: bool,
     ) -> Result<()> {
         // An empty archive is one empty chunk, so that it has a key too.
         let empty: &[u8] = &[];
@@ -637,22 +631,31 @@ impl RedisStore {
                 )));
             }
         }
-        if !self.holds(hash, upload).await? {
+        let read_back = self.read_chunks(upload).await?;
+        if read_back.is_none_or(|b| check_submission_hash(hash, &b).is_err()) {
             return Err(StoreError::Corrupt(format!(
                 "upload of submission {hash} does not read back as written"
             )));
         }
-        if self.stored_intact(hash).await? {
+        let moved: bool = if replace {
+            let () = redis::cmd("RENAME")
+                .arg(upload)
+                .arg(target)
+                .query_async(&mut self.conn())
+                .await?;
+            true
+        } else {
+            redis::cmd("RENAMENX")
+                .arg(upload)
+                .arg(target)
+                .query_async(&mut self.conn())
+                .await?
+        };
+        if moved {
+            let _: bool = self.conn().persist(target).await?;
+        } else {
             let _: i64 = self.conn().del(upload).await?;
-            return Ok(());
         }
-        // Absent, or a copy that fails its hash: this one takes its place.
-        let _: () = redis::cmd("RENAME")
-            .arg(upload)
-            .arg(target)
-            .query_async(&mut self.conn())
-            .await?;
-        let _: bool = self.conn().persist(target).await?;
         Ok(())
     }
 }

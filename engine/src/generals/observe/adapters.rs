@@ -16,7 +16,7 @@ use super::frame::{FrameShape, parse_frame, parse_handshake};
 use super::memory::{MAX_HISTORY, MEMORY_CHANNELS, Memory};
 use super::reference::{DUEL_CHANNELS, SEATS_CHANNELS, write_reference};
 use super::{ActionSpace, HeaderLayout, MAX_SIDE, View, legal_mask};
-use crate::generals::{Action, ActionKind, Params};
+use crate::generals::{Action, Params};
 use crate::registry::model::{
     AdapterError, AdapterSpec, BoardArgs, Dim, FrameReader, FrameView, HeadAnswer, HeadRows,
     HeadSpec, InputArgs, InputTensor, ModelInterface, ParamSpec,
@@ -172,19 +172,53 @@ fn classic_reader(args: BoardArgs) -> Box<dyn FrameReader> {
     Box::new(Reader::new(args, false, CLASSIC_SIDE))
 }
 
-/// One seat's frames of one game: the handshake, the latest view and the
-/// memory of every view before it.
+/// One seat's frames of one game: the latest view (once the handshake has
+/// told its shape) and the memory of every view before it.
 struct Reader {
     board: BoardArgs,
     builds: bool,
     largest: usize,
-    shape: Option<FrameShape>,
+    latest: Option<Latest>,
+    memory: Memory,
+}
+
+/// The planes of the latest frame, padded to `side`.
+struct Latest {
+    shape: FrameShape,
     side: usize,
     tile: Vec<u8>,
     owner: Vec<u8>,
     army: Vec<i32>,
     header: Vec<i64>,
-    memory: Memory,
+}
+
+impl Latest {
+    fn new(shape: FrameShape, side: usize) -> Latest {
+        let cells = side * side;
+        Latest {
+            header: vec![0; 1 + 2 * shape.seats],
+            shape,
+            side,
+            tile: vec![0; cells],
+            owner: vec![0; cells],
+            army: vec![0; cells],
+        }
+    }
+
+    fn view(&self) -> View<'_> {
+        View {
+            side: self.side,
+            height: self.shape.height,
+            width: self.shape.width,
+            tile: &self.tile,
+            owner: &self.owner,
+            army: &self.army,
+            header: &self.header,
+            layout: self.shape.layout,
+            seat: self.shape.seat,
+            allies: self.shape.allies,
+        }
+    }
 }
 
 impl Reader {
@@ -193,12 +227,7 @@ impl Reader {
             board,
             builds,
             largest,
-            shape: None,
-            side: 0,
-            tile: Vec::new(),
-            owner: Vec::new(),
-            army: Vec::new(),
-            header: Vec::new(),
+            latest: None,
             memory: Memory::new(),
         }
     }
@@ -228,40 +257,6 @@ impl Reader {
         }
         Ok(side)
     }
-
-    fn view(&self) -> View<'_> {
-        view_of(
-            self.shape.as_ref(),
-            self.side,
-            &self.tile,
-            &self.owner,
-            &self.army,
-            &self.header,
-        )
-    }
-}
-
-/// The view the planes hold for a seat of `shape`.
-fn view_of<'a>(
-    shape: Option<&FrameShape>,
-    side: usize,
-    tile: &'a [u8],
-    owner: &'a [u8],
-    army: &'a [i32],
-    header: &'a [i64],
-) -> View<'a> {
-    View {
-        side,
-        height: shape.map_or(0, |s| s.height),
-        width: shape.map_or(0, |s| s.width),
-        tile,
-        owner,
-        army,
-        header,
-        layout: shape.map_or(HeaderLayout::Duel, |s| s.layout),
-        seat: shape.map_or(0, |s| s.seat),
-        allies: shape.map_or(0, |s| s.allies),
-    }
 }
 
 fn frame_error(e: impl std::fmt::Display) -> AdapterError {
@@ -270,77 +265,69 @@ fn frame_error(e: impl std::fmt::Display) -> AdapterError {
 
 impl FrameReader for Reader {
     fn read(&mut self, message: &[u8]) -> Result<Box<dyn FrameView + '_>, AdapterError> {
-        let frame = match &self.shape {
-            Some(_) => message,
-            None => {
-                // The first message starts with the handshake line.
-                let cut = message
-                    .iter()
-                    .position(|&b| b == b'\n')
-                    .ok_or_else(|| frame_error("the first message has no handshake line"))?;
-                let shape = parse_handshake(&message[..cut]).map_err(frame_error)?;
-                let side = self.side_for(&shape)?;
-                let cells = side * side;
-                self.side = side;
-                self.tile = vec![0; cells];
-                self.owner = vec![0; cells];
-                self.army = vec![0; cells];
-                self.header = vec![0; 1 + 2 * shape.seats];
-                self.shape = Some(shape);
-                &message[cut + 1..]
-            }
+        let frame = if self.latest.is_some() {
+            message
+        } else {
+            // The first message starts with the handshake line.
+            let cut = message
+                .iter()
+                .position(|&b| b == b'\n')
+                .ok_or_else(|| frame_error("the first message has no handshake line"))?;
+            let shape = parse_handshake(&message[..cut]).map_err(frame_error)?;
+            let side = self.side_for(&shape)?;
+            self.latest = Some(Latest::new(shape, side));
+            &message[cut + 1..]
         };
-        let Some(shape) = &self.shape else {
-            return Err(frame_error("no handshake"));
-        };
+        let latest = self
+            .latest
+            .as_mut()
+            .ok_or_else(|| frame_error("no handshake"))?;
         parse_frame(
             frame,
-            shape,
-            self.side,
-            &mut self.tile,
-            &mut self.owner,
-            &mut self.army,
-            &mut self.header,
+            &latest.shape,
+            latest.side,
+            &mut latest.tile,
+            &mut latest.owner,
+            &mut latest.army,
+            &mut latest.header,
         )
         .map_err(frame_error)?;
-        let view = view_of(
-            Some(shape),
-            self.side,
-            &self.tile,
-            &self.owner,
-            &self.army,
-            &self.header,
-        );
-        self.memory.update(&view).map_err(frame_error)?;
-        Ok(Box::new(GeneralsView { reader: self }))
+        self.memory.update(&latest.view()).map_err(frame_error)?;
+        Ok(Box::new(GeneralsView {
+            latest,
+            memory: &self.memory,
+            builds: self.builds,
+        }))
     }
 }
 
-/// The latest frame of a [`Reader`].
+/// The latest frame of a [`Reader`], with its memory.
 struct GeneralsView<'a> {
-    reader: &'a Reader,
+    latest: &'a Latest,
+    memory: &'a Memory,
+    builds: bool,
 }
 
 impl GeneralsView<'_> {
     fn space(&self) -> ActionSpace {
         ActionSpace {
-            side: self.reader.side,
-            builds: self.reader.builds,
+            side: self.latest.side,
+            builds: self.builds,
         }
     }
 }
 
 impl FrameView for GeneralsView<'_> {
     fn head_rows(&self) -> usize {
-        self.reader.side * self.reader.side
+        self.latest.side * self.latest.side
     }
 
     fn board(&self) -> (usize, usize) {
-        (self.reader.side, self.reader.side)
+        (self.latest.side, self.latest.side)
     }
 
     fn input(&self, adapter: &str, args: &InputArgs) -> Result<InputTensor, AdapterError> {
-        let view = self.reader.view();
+        let view = self.latest.view();
         let side = view.side;
         let cells = side * side;
         let planes = |channels: usize| InputTensor {
@@ -383,8 +370,7 @@ impl FrameView for GeneralsView<'_> {
             }
             "memory" => {
                 let mut t = planes(MEMORY_CHANNELS.len());
-                self.reader
-                    .memory
+                self.memory
                     .write_planes(side, &mut t.data)
                     .map_err(frame_error)?;
                 t
@@ -401,8 +387,7 @@ impl FrameView for GeneralsView<'_> {
                     shape: vec![1, turns, 2],
                     data: vec![0.0; 2 * turns],
                 };
-                self.reader
-                    .memory
+                self.memory
                     .write_history(turns, &mut t.data)
                     .map_err(frame_error)?;
                 t
@@ -421,7 +406,7 @@ impl FrameView for GeneralsView<'_> {
     }
 
     fn answer(&self, scores: &[f32]) -> Result<HeadAnswer, AdapterError> {
-        let choice = choose(&self.reader.view(), &self.space(), scores)?;
+        let choice = choose(&self.latest.view(), &self.space(), scores)?;
         Ok(HeadAnswer {
             line: reply_line(&choice.action),
             best_was_illegal: choice.best_was_illegal,
@@ -477,11 +462,6 @@ pub fn choose(
 
 /// The reply line of an action: its five fields.
 pub fn reply_line(action: &Action) -> Vec<u8> {
-    let action = if action.kind == ActionKind::Pass {
-        Action::PASS
-    } else {
-        *action
-    };
     let [k, r, c, d, s] = action.fields();
     format!("{k} {r} {c} {d} {s}").into_bytes()
 }
