@@ -43,6 +43,10 @@ pub enum Command {
     /// host wire on stdin and stdout; not for people).
     #[command(hide = true)]
     WasmHost(WasmHostArgs),
+    /// The WebAssembly compiler a worker starts confined as a seat: a
+    /// module on stdin, its compiled form on stdout (not for people).
+    #[command(hide = true)]
+    WasmCompile(WasmCompileArgs),
     /// The model-graph host a worker starts in a seat's sandbox (speaks the
     /// model wire on stdin and stdout; not for people).
     #[command(hide = true)]
@@ -100,6 +104,16 @@ pub struct ModelCheckArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WasmCompileArgs {
+    /// The guest's linear memory limit, in bytes.
+    #[arg(long)]
+    pub memory_bytes: usize,
+    /// The guest's table elements limit.
+    #[arg(long)]
+    pub table_elements: usize,
 }
 
 #[derive(Debug, Args)]

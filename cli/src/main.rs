@@ -70,6 +70,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => bench::run(args),
         Command::InternalBot(args) => internal_bot::run(args),
         Command::WasmHost(args) => wasm_host::run(args),
+        Command::WasmCompile(args) => wasm_host::compile(args),
         Command::ModelHost(args) => model_host::run(args),
         Command::Model(args) => model_host::model(args),
     }

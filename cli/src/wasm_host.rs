@@ -1,5 +1,6 @@
-//! `arena wasm-host`: the WebAssembly host, as the worker starts it inside
-//! a seat's sandbox (see the `arena-wasm` crate).
+//! `arena wasm-host`, the WebAssembly host, and `arena wasm-compile`, its
+//! compiler, as the worker starts them inside a seat's sandbox (see the
+//! `arena-wasm` crate).
 
 use std::io::{BufReader, Write};
 use std::process::ExitCode;
@@ -7,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use arena_wasm::HostLimits;
 
-use crate::cli::WasmHostArgs;
+use crate::cli::{WasmCompileArgs, WasmHostArgs};
 
 pub fn run(args: WasmHostArgs) -> anyhow::Result<ExitCode> {
     let engine = arena_wasm::engine().map_err(|e| anyhow::anyhow!("{e:#}"))?;
@@ -29,4 +30,25 @@ pub fn run(args: WasmHostArgs) -> anyhow::Result<ExitCode> {
     .context("the wasm host lost its pipes")?;
     output.flush().context("the wasm host lost its pipes")?;
     Ok(ExitCode::SUCCESS)
+}
+
+pub fn compile(args: WasmCompileArgs) -> anyhow::Result<ExitCode> {
+    let engine = arena_wasm::engine().map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    let limits = HostLimits {
+        memory_bytes: args.memory_bytes,
+        table_elements: args.table_elements,
+        ..HostLimits::default()
+    };
+    let served = arena_wasm::compile::serve(
+        &engine,
+        &limits,
+        &mut std::io::stdin().lock(),
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    )
+    .context("the wasm compiler lost its pipes")?;
+    Ok(match served {
+        arena_wasm::compile::Served::Compiled => ExitCode::SUCCESS,
+        arena_wasm::compile::Served::Refused => ExitCode::from(arena_wasm::compile::REFUSED_EXIT),
+    })
 }

@@ -198,6 +198,62 @@ fn a_module_that_cannot_be_a_bot_fails_its_build_with_the_reason() {
     assert!(played.logs[0].contains("env::clock"), "{}", played.logs[0]);
 }
 
+/// A valid module of `count` empty functions: cheap to send, costly to
+/// compile (about a millisecond each in a debug build).
+fn many_functions(count: usize) -> Vec<u8> {
+    let text = format!(
+        "(module (memory (export \"memory\") 1) (func (export \"_start\")) {})",
+        "(func)".repeat(count)
+    );
+    wat::parse_str(text).unwrap()
+}
+
+/// A valid module whose `_start` is `count` additions in a row: compiling
+/// it takes memory fast (about 250 MB for 300,000).
+fn long_function(count: usize) -> Vec<u8> {
+    let text = format!(
+        "(module (memory (export \"memory\") 1) (func (export \"_start\") (local i32) {}))",
+        "local.get 0 i32.const 1 i32.add local.set 0 ".repeat(count)
+    );
+    wat::parse_str(text).unwrap()
+}
+
+// Compiling runs confined as the seat, never in the worker's process: a
+// module whose compilation needs more than the seat's memory is the
+// module's failure, and the match goes on.
+#[test]
+fn a_module_whose_compilation_outgrows_the_seat_memory_fails_its_build() {
+    let heavy = wasm_bot(&long_function(300_000));
+    let played = play(
+        &[heavy.path(), &python()],
+        &["--rules", "max_turns=5", "--memory-mb", "96"],
+    );
+    let p = player(&played.result, 0);
+    assert_eq!(p["forfeit"], "build_failed", "{p}");
+    assert!(
+        played.logs[0].contains("compiling bot.wasm ran out of memory"),
+        "{}",
+        played.logs[0]
+    );
+    assert_eq!(player(&played.result, 1)["forfeit"], Value::Null);
+}
+
+#[test]
+fn a_module_whose_compilation_outlasts_the_build_limit_fails_its_build() {
+    let slow = wasm_bot(&many_functions(100_000));
+    let played = play(
+        &[slow.path(), &python()],
+        &["--rules", "max_turns=5", "--build-timeout", "2"],
+    );
+    let p = player(&played.result, 0);
+    assert_eq!(p["forfeit"], "build_failed", "{p}");
+    assert!(
+        played.logs[0].contains("compiling bot.wasm took longer than the build's wall limit of 2s"),
+        "{}",
+        played.logs[0]
+    );
+}
+
 #[test]
 fn the_same_modules_and_seed_replay_identically() {
     let counted = module_bot("counted", Some(650_000));

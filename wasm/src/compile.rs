@@ -6,14 +6,19 @@
 //! declared memory and tables must fit the host's limits. A module that
 //! fails is the submission's fault (`build_failed`, with the reason).
 //!
-//! The compiled code goes into the cache under the module's SHA-256 and
-//! the engine's [`fingerprint`](crate::fingerprint): compiled once per
-//! module, wasmtime version and configuration. Only the worker writes
-//! there, and compiled code is only ever loaded from there (loading
-//! compiled code is as trusted as running it).
+//! Compiling untrusted input takes unbounded memory and time (a module of a
+//! million small functions takes gigabytes), so the worker never compiles
+//! in its own process: [`serve`] is `arena wasm-compile`, run confined as
+//! the seat itself is, and its output is only ever loaded by the wasm host
+//! in that same confinement (loading compiled code is as trusted as running
+//! it, and the host runs nothing a process bot could not).
+//!
+//! The compiled code goes into the [`ModuleCache`] under the module's
+//! SHA-256 and the engine's [`fingerprint`](crate::fingerprint): compiled
+//! once per module, wasmtime version and configuration.
 
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -26,6 +31,9 @@ use crate::wasi;
 pub const MAX_MODULE_BYTES: usize = 64 << 20;
 /// The WebAssembly page size.
 const PAGE: u64 = 64 * 1024;
+/// `arena wasm-compile`'s exit status when the module cannot be a bot (the
+/// reason is on its stderr).
+pub const REFUSED_EXIT: u8 = 3;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
@@ -63,6 +71,49 @@ pub fn check(engine: &Engine, wasm: &[u8], limits: &HostLimits) -> Result<Module
     check_exports(&module)?;
     check_declared_sizes(&module, limits)?;
     Ok(module)
+}
+
+/// Checks `wasm` as [`check`] does and returns its compiled form.
+pub fn compile(engine: &Engine, wasm: &[u8], limits: &HostLimits) -> Result<Vec<u8>, CompileError> {
+    let module = check(engine, wasm, limits)?;
+    module
+        .serialize()
+        .map_err(|e| CompileError::Refused(format!("bot.wasm compiled but cannot be saved: {e:#}")))
+}
+
+/// What [`serve`] ended with.
+#[derive(Debug)]
+pub enum Served {
+    /// The compiled module was written.
+    Compiled,
+    /// The module cannot be a bot; the reason was written to the log.
+    Refused,
+}
+
+/// `arena wasm-compile`: reads a module from `input` (to its end), writes
+/// its compiled form to `output`, or the reason it is refused to `log`.
+pub fn serve(
+    engine: &Engine,
+    limits: &HostLimits,
+    input: &mut impl Read,
+    output: &mut impl Write,
+    log: &mut impl Write,
+) -> std::io::Result<Served> {
+    let mut wasm = Vec::new();
+    input
+        .take(MAX_MODULE_BYTES as u64 + 1)
+        .read_to_end(&mut wasm)?;
+    match compile(engine, &wasm, limits) {
+        Ok(compiled) => {
+            output.write_all(&compiled)?;
+            output.flush()?;
+            Ok(Served::Compiled)
+        }
+        Err(e) => {
+            writeln!(log, "{e}")?;
+            Ok(Served::Refused)
+        }
+    }
 }
 
 fn check_imports(module: &Module) -> Result<(), CompileError> {
@@ -190,20 +241,17 @@ impl ModuleCache {
         self.dir.join(format!("{hash}-{}.cwasm", self.fingerprint))
     }
 
-    /// The compiled form of `wasm`: from the cache when it is there,
-    /// checked and compiled into it otherwise. Returns its path.
-    pub fn compile(&self, wasm: &[u8], limits: &HostLimits) -> Result<PathBuf, CompileError> {
-        let path = self.artifact_path(&module_hash(wasm));
-        if path.is_file() {
-            return Ok(path);
-        }
-        let module = check(&self.engine, wasm, limits)?;
-        let compiled = module.serialize().map_err(|e| CompileError::Cache {
-            what: "serialising the compiled module for",
-            path: path.clone(),
-            source: std::io::Error::other(format!("{e:#}")),
-        })?;
-        write_atomically(&self.dir, &path, &compiled)?;
+    /// The compiled module with this hash, when the cache has it.
+    pub fn find(&self, hash: &str) -> Option<PathBuf> {
+        let path = self.artifact_path(hash);
+        path.is_file().then_some(path)
+    }
+
+    /// Stores `compiled` as the compiled form of the module with this hash;
+    /// returns its path. A reader never sees half of it.
+    pub fn store(&self, hash: &str, compiled: &[u8]) -> Result<PathBuf, CompileError> {
+        let path = self.artifact_path(hash);
+        write_atomically(&self.dir, &path, compiled)?;
         Ok(path)
     }
 

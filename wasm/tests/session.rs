@@ -361,20 +361,58 @@ fn modules_that_cannot_be_bots_are_refused_with_a_reason() {
 }
 
 #[test]
-fn the_cache_compiles_once_and_loads_only_its_own_files() {
+fn the_cache_stores_what_was_compiled_and_loads_only_its_own_files() {
     let dir = tempfile::tempdir().unwrap();
-    let cache = arena_wasm::ModuleCache::new(dir.path().join("wasm"), engine().unwrap());
+    let engine = engine().unwrap();
+    let cache = arena_wasm::ModuleCache::new(dir.path().join("wasm"), engine.clone());
     let wasm = test_module("idle");
-    let path = cache.compile(&wasm, &HostLimits::default()).unwrap();
-    let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
-    assert_eq!(cache.compile(&wasm, &HostLimits::default()).unwrap(), path);
-    assert_eq!(
-        std::fs::metadata(&path).unwrap().modified().unwrap(),
-        modified
-    );
-    assert!(cache.read_artifact(&path).unwrap().len() > 100);
+    let hash = compile::module_hash(&wasm);
+    assert_eq!(cache.find(&hash), None);
+    let compiled = compile::compile(&engine, &wasm, &HostLimits::default()).unwrap();
+    let path = cache.store(&hash, &compiled).unwrap();
+    assert_eq!(cache.find(&hash), Some(path.clone()));
+    assert_eq!(cache.read_artifact(&path).unwrap(), compiled);
     let outside = dir.path().join("elsewhere.cwasm");
     std::fs::write(&outside, b"x").unwrap();
     assert!(cache.read_artifact(&outside).is_err());
     assert!(cache.fingerprint().starts_with("wasmtime-48.0.8-"));
+}
+
+#[test]
+fn the_compiler_writes_the_compiled_module_or_the_reason_it_is_refused() {
+    let engine = engine().unwrap();
+    let limits = HostLimits::default();
+    let wasm = test_module("idle");
+    let (mut out, mut log) = (Vec::new(), Vec::new());
+    let served = compile::serve(&engine, &limits, &mut wasm.as_slice(), &mut out, &mut log);
+    assert!(
+        matches!(served, Ok(compile::Served::Compiled)),
+        "{served:?}"
+    );
+    assert_eq!(out, compile::compile(&engine, &wasm, &limits).unwrap());
+    assert!(log.is_empty());
+
+    let (mut out, mut log) = (Vec::new(), Vec::new());
+    let served = compile::serve(&engine, &limits, &mut &b"not wasm"[..], &mut out, &mut log);
+    assert!(matches!(served, Ok(compile::Served::Refused)), "{served:?}");
+    assert!(out.is_empty());
+    let log = String::from_utf8(log).unwrap();
+    assert!(log.starts_with("bot.wasm is not a usable module"), "{log}");
+
+    // Past the size cap, refused without compiling.
+    let huge = vec![0u8; compile::MAX_MODULE_BYTES + 10];
+    let mut log = Vec::new();
+    let served = compile::serve(
+        &engine,
+        &limits,
+        &mut huge.as_slice(),
+        &mut Vec::new(),
+        &mut log,
+    );
+    assert!(matches!(served, Ok(compile::Served::Refused)));
+    assert!(
+        String::from_utf8(log)
+            .unwrap()
+            .contains("the most accepted")
+    );
 }

@@ -190,10 +190,15 @@ pub enum RunnerError {
     NoWasm { seat: usize },
     #[error("seat {seat}: this runner cannot run model-graph bots")]
     NoModels { seat: usize },
-    #[error("seat {seat}: preparing its WebAssembly module")]
+    #[error("seat {seat}: loading its compiled WebAssembly module")]
     Wasm {
         seat: usize,
         source: arena_wasm::CompileError,
+    },
+    #[error("seat {seat}: compiling its WebAssembly module")]
+    WasmCompile {
+        seat: usize,
+        source: crate::seat::wasm::PrepareError,
     },
 }
 
@@ -406,7 +411,11 @@ fn build_all(
         let mut build = build;
         let dir = build.artifact.clone().unwrap_or_else(|| bot.dir.clone());
         let module = if build.succeeded {
-            match seat_runtime(&dir, config, seat)? {
+            let built = BotSpec {
+                name: bot.name.clone(),
+                dir: dir.clone(),
+            };
+            match seat_runtime(launcher, &built, config, seat)? {
                 Ok(module) => module,
                 Err(reason) => {
                     build.succeeded = false;
@@ -443,10 +452,12 @@ fn build_all(
 /// the game runs them, else as [`wasm_module`] says. The inner `Err` is the
 /// submission's fault.
 fn seat_runtime(
-    dir: &std::path::Path,
+    launcher: &dyn Launcher,
+    bot: &BotSpec,
     config: &RunnerConfig,
     seat: usize,
 ) -> Result<Result<SeatRuntimeKind, String>, RunnerError> {
+    let dir = bot.dir.as_path();
     if crate::launcher::has_model(dir) {
         if config.model.is_none() {
             // A process bot may carry a model of its own; only a bot that is
@@ -464,7 +475,7 @@ fn seat_runtime(
         }
         return Ok(Ok(SeatRuntimeKind::Model));
     }
-    Ok(wasm_module(dir, config, seat)?
+    Ok(wasm_module(launcher, bot, config, seat)?
         .map(|m| m.map_or(SeatRuntimeKind::Process, SeatRuntimeKind::Wasm)))
 }
 
@@ -472,10 +483,12 @@ fn seat_runtime(
 /// for this game: `Ok(None)` for a process bot, the inner `Err` when the
 /// module cannot be a bot (the submission's fault).
 fn wasm_module(
-    dir: &std::path::Path,
+    launcher: &dyn Launcher,
+    bot: &BotSpec,
     config: &RunnerConfig,
     seat: usize,
 ) -> Result<Result<Option<WasmModule>, String>, RunnerError> {
+    let dir = bot.dir.as_path();
     if !crate::launcher::has_wasm_module(dir) {
         return Ok(Ok(None));
     }
@@ -492,10 +505,11 @@ fn wasm_module(
     let Some(wasm) = config.wasm.as_ref() else {
         return Err(RunnerError::NoWasm { seat });
     };
-    match wasm.prepare(dir, config.line_cap) {
-        Ok(artifact) => Ok(Ok(Some(WasmModule { artifact }))),
-        Err(arena_wasm::CompileError::Refused(reason)) => Ok(Err(reason)),
-        Err(source) => Err(RunnerError::Wasm { seat, source }),
+    // Compiling is part of the build, under the build's wall limit.
+    match wasm.prepare(launcher, bot, seat, config.line_cap, config.build_limit) {
+        Ok(Ok(artifact)) => Ok(Ok(Some(WasmModule { artifact }))),
+        Ok(Err(reason)) => Ok(Err(reason)),
+        Err(source) => Err(RunnerError::WasmCompile { seat, source }),
     }
 }
 

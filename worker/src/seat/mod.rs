@@ -14,6 +14,7 @@ pub mod baseline;
 pub mod model;
 pub mod process;
 pub mod wasm;
+pub mod wasm_compile;
 
 use std::time::{Duration, Instant};
 

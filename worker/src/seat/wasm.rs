@@ -20,20 +20,32 @@ use std::time::{Duration, Instant};
 
 use arena_engine::registry::FuelLimits;
 use arena_engine::{FaultKind, Forfeit, Fuel};
-use arena_wasm::compile::CompileError;
+use arena_wasm::compile::{CompileError, MAX_MODULE_BYTES, module_hash};
 use arena_wasm::wire::{self, HostMessage, TurnRequest};
 use arena_wasm::{HostLimits, ModuleCache};
 
 use super::process::ProcessSeat;
+use super::wasm_compile::{self, Compiled};
 use super::{Answer, Budget, Offer, SeatRuntime};
 use crate::fd::Interest;
-use crate::launcher::WASM_MODULE;
+use crate::launcher::{BotSpec, LaunchError, Launcher, WASM_MODULE};
 use crate::referee::RunnerError;
 
 /// How long past a turn's wall backstop the host may take to say so.
 const HOST_MARGIN: Duration = Duration::from_secs(2);
 /// Room for the host's words around a reply line.
 const HOST_LINE_OVERHEAD: usize = 64;
+
+/// Why a module could not be prepared, on the host's side.
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    #[error("the module cache")]
+    Cache(#[source] CompileError),
+    #[error("starting the confined compiler")]
+    Launch(#[source] LaunchError),
+    #[error("talking to the confined compiler")]
+    Talk(#[source] std::io::Error),
+}
 
 /// What a worker needs to run WebAssembly seats.
 pub struct WasmSupport {
@@ -76,16 +88,60 @@ impl WasmSupport {
         &self.host_program
     }
 
-    /// Checks and compiles `dir`'s `bot.wasm` (once: later calls find it in
-    /// the cache). `Refused` is the submission's fault.
-    pub fn prepare(&self, dir: &Path, line_cap: usize) -> Result<PathBuf, CompileError> {
-        let path = dir.join(WASM_MODULE);
-        let wasm = std::fs::read(&path).map_err(|source| CompileError::Cache {
-            what: "reading",
-            path: path.clone(),
-            source,
+    /// Checks and compiles `bot`'s `bot.wasm` (once: later calls find it in
+    /// the cache), in `arena wasm-compile` started by `launcher` for `seat`
+    /// under `wall_limit` (see [`wasm_compile`](super::wasm_compile)). The
+    /// inner `Err` is the submission's fault, with the reason.
+    pub fn prepare(
+        &self,
+        launcher: &dyn Launcher,
+        bot: &BotSpec,
+        seat: usize,
+        line_cap: usize,
+        wall_limit: Duration,
+    ) -> Result<Result<PathBuf, String>, PrepareError> {
+        let path = bot.dir.join(WASM_MODULE);
+        let wasm = std::fs::read(&path).map_err(|source| {
+            PrepareError::Cache(CompileError::Cache {
+                what: "reading",
+                path: path.clone(),
+                source,
+            })
         })?;
-        self.cache.compile(&wasm, &self.limits_for(line_cap))
+        if wasm.len() > MAX_MODULE_BYTES {
+            return Ok(Err(format!(
+                "bot.wasm is {} bytes; the most accepted is {MAX_MODULE_BYTES}",
+                wasm.len()
+            )));
+        }
+        let hash = module_hash(&wasm);
+        if let Some(found) = self.cache.find(&hash) {
+            return Ok(Ok(found));
+        }
+        let limits = self.limits_for(line_cap);
+        let args: Vec<OsString> = [
+            "wasm-compile".to_owned(),
+            "--memory-bytes".to_owned(),
+            limits.memory_bytes.to_string(),
+            "--table-elements".to_owned(),
+            limits.table_elements.to_string(),
+        ]
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+        let compiler = launcher
+            .launch_program(bot, seat, &self.host_program, &args)
+            .map_err(PrepareError::Launch)?;
+        let refused_exit = i32::from(arena_wasm::compile::REFUSED_EXIT);
+        match wasm_compile::run(compiler, &wasm, wall_limit, refused_exit) {
+            Ok(Compiled::Code(code)) => self
+                .cache
+                .store(&hash, &code)
+                .map(Ok)
+                .map_err(PrepareError::Cache),
+            Ok(Compiled::Refused(reason)) => Ok(Err(reason)),
+            Err(e) => Err(PrepareError::Talk(e)),
+        }
     }
 
     fn limits_for(&self, line_cap: usize) -> HostLimits {
