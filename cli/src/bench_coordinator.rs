@@ -540,7 +540,7 @@ impl RedisServer {
 impl Drop for RedisServer {
     fn drop(&mut self) {
         if let Err(e) = self.kill() {
-            eprintln!("arena bench coordinator: {e:#}");
+            crate::messages::say!("arena bench coordinator: {e:#}");
         }
     }
 }

@@ -90,7 +90,7 @@ fn measure_in(
     let spec = BotSpec::from_dir(&bot);
     let bwrap = which("bwrap");
     if bwrap.is_none() {
-        eprintln!(
+        crate::messages::say!(
             "arena bench sandbox: no bwrap on PATH (Debian's bubblewrap): spawn compared \
              with nothing"
         );

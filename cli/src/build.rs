@@ -21,7 +21,7 @@ pub fn run(args: BuildArgs) -> anyhow::Result<ExitCode> {
     std::io::stderr().write_all(&report.log)?;
     match (&report.failure, &report.artifact) {
         (Some(reason), _) => {
-            eprintln!("arena: build failed: {reason}");
+            crate::messages::say!("arena: build failed: {reason}");
             Ok(ExitCode::FAILURE)
         }
         (None, Some(artifact)) => {
@@ -31,7 +31,7 @@ pub fn run(args: BuildArgs) -> anyhow::Result<ExitCode> {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             println!("{id}");
-            eprintln!(
+            crate::messages::say!(
                 "arena: built in {:.1?}; artifact at {}",
                 report.duration,
                 artifact.display()
@@ -40,7 +40,7 @@ pub fn run(args: BuildArgs) -> anyhow::Result<ExitCode> {
         }
         (None, None) => {
             println!("{}", bot.dir.display());
-            eprintln!("arena: built in place (unconfined)");
+            crate::messages::say!("arena: built in place (unconfined)");
             Ok(ExitCode::SUCCESS)
         }
     }

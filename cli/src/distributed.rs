@@ -126,9 +126,10 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
         );
     }
     runtime()?.block_on(async {
-        let _telemetry = crate::telemetry::init("arena-coordinator");
+        let _telemetry =
+            crate::telemetry::init("arena-coordinator", crate::telemetry::LogStyle::Service);
         if args.redis.is_none() {
-            eprintln!(
+            crate::messages::say!(
                 "arena coordinator: no --redis: state lives in memory and dies with this process"
             );
         }
@@ -141,7 +142,7 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
             );
         }
         let attachments = open_attachments(&args.blobs, args.redis.is_some()).await?;
-        eprintln!(
+        crate::messages::say!(
             "arena coordinator: replays and logs in {}",
             attachments.blobs.describe()
         );
@@ -229,7 +230,8 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     });
     let tls_ca = args.tls_ca.as_deref().map(read).transpose()?;
     let result = runtime()?.block_on(async {
-        let _telemetry = crate::telemetry::init("arena-worker");
+        let _telemetry =
+            crate::telemetry::init("arena-worker", crate::telemetry::LogStyle::Service);
         let stop = CancellationToken::new();
         let options = WorkerOptions {
             coordinator: args.coordinator.clone(),
@@ -264,7 +266,7 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
                 Box::pin(async move { text })
             });
             let bound = crate::metrics_http::spawn(address, render).await?;
-            eprintln!("arena worker: metrics on {bound}");
+            crate::messages::say!("arena worker: metrics on {bound}");
         }
         let run = tokio::spawn(daemon::run(
             options,
@@ -275,13 +277,19 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
         let drain = stop.clone();
         tokio::spawn(async move {
             termination().await;
-            eprintln!("arena worker: draining: finishing matches in flight, leasing no more");
+            crate::messages::say!(
+                "arena worker: draining: finishing matches in flight, leasing no more"
+            );
             drain.cancel();
         });
         let summary = run.await??;
-        eprintln!(
+        crate::messages::say!(
             "arena worker: played {}, accepted {}, dropped {}, failed {}, abandoned {}",
-            summary.played, summary.accepted, summary.dropped, summary.failed, summary.abandoned
+            summary.played,
+            summary.accepted,
+            summary.dropped,
+            summary.failed,
+            summary.abandoned
         );
         Ok::<_, anyhow::Error>(ExitCode::SUCCESS)
     });
@@ -336,7 +344,7 @@ impl Uploaded {
     /// stays what scripts read.
     fn announce_token(&self, name: &str) {
         if !self.entrant_token.is_empty() {
-            eprintln!(
+            crate::messages::say!(
                 "entrant token for {} (unlocks its own bot logs on the web pages; \
                  give it to the entrant only): {}",
                 shown(name),

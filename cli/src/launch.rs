@@ -40,7 +40,7 @@ impl CommandLauncher {
         if let CommandLauncher::Sandboxed(launcher) = self
             && let Err(e) = launcher.sandbox().remove_parent_if_empty()
         {
-            eprintln!("arena: {e:#}");
+            crate::messages::say!("arena: {e:#}");
         }
     }
 }
@@ -63,7 +63,7 @@ fn make_launcher(
     long_lived: bool,
 ) -> anyhow::Result<CommandLauncher> {
     if args.no_sandbox {
-        eprintln!("arena: --no-sandbox: bots run unconfined, as plain processes");
+        crate::messages::say!("arena: --no-sandbox: bots run unconfined, as plain processes");
         return Ok(CommandLauncher::Plain(Arc::new(ProcessLauncher::default())));
     }
     let env = match &args.store_paths {

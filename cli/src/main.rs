@@ -19,6 +19,7 @@ mod entropy;
 mod games;
 mod internal_bot;
 mod launch;
+mod messages;
 mod metrics_http;
 mod model_host;
 mod play;
@@ -42,13 +43,31 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("arena: {err:#}");
+            crate::messages::say!("arena: {err:#}");
             ExitCode::FAILURE
         }
     }
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    // The services and `arena run` install their own (with span export);
+    // the hosts inside a seat's sandbox none: their stderr is the bot's log.
+    match &cli.command {
+        Command::Play(_)
+        | Command::Games(_)
+        | Command::Build(_)
+        | Command::Tournament(_)
+        | Command::Replay(_)
+        | Command::Bench(_)
+        | Command::Model(_) => telemetry::init_logs(telemetry::LogStyle::Terminal),
+        Command::Run(_)
+        | Command::Coordinator(_)
+        | Command::Worker(_)
+        | Command::InternalBot(_)
+        | Command::WasmHost(_)
+        | Command::WasmCompile(_)
+        | Command::ModelHost(_) => {}
+    }
     match cli.command {
         Command::Play(args) => play::run(args),
         Command::Games(args) => games::run(args),

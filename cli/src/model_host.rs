@@ -15,7 +15,7 @@ pub fn run(args: ModelHostArgs) -> anyhow::Result<ExitCode> {
     // strike or a refusal, so one line in the bot's log is enough (the
     // default hook would write a backtrace every turn).
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("[arena: the evaluator panicked: {info}]");
+        crate::messages::say!("[arena: the evaluator panicked: {info}]");
     }));
     let interface = interface(&args.game)?;
     let limits = ModelLimits {
@@ -57,7 +57,7 @@ fn check(args: ModelCheckArgs) -> anyhow::Result<ExitCode> {
         // tract panics when an allocation past the cap fails; the check
         // turns that into its refusal, so one line says why.
         std::panic::set_hook(Box::new(|info| {
-            eprintln!("arena: the check panicked: {info}");
+            crate::messages::say!("arena: the check panicked: {info}");
         }));
         return check_here(args);
     }
@@ -84,7 +84,7 @@ fn check(args: ModelCheckArgs) -> anyhow::Result<ExitCode> {
         Some(_) => Ok(ExitCode::FAILURE),
         // Killed (an allocation past the cap aborts): the memory verdict.
         None => {
-            eprintln!(
+            crate::messages::say!(
                 "arena: {}: refused: loading it needs more than {} MiB of memory, a seat's cap \
                  (in a match it would forfeit for memory)",
                 args.dir.display(),

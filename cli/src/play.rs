@@ -71,7 +71,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     for (seat, spec) in seats.iter().enumerate() {
         if let SeatSpec::Bot(bot) = spec {
             for program in missing_programs(bot, &launcher) {
-                eprintln!(
+                crate::messages::say!(
                     "arena: warning: seat {seat} ({}): run.sh starts `{program}`, which the \
                      environment lacks (not on its PATH); the bot will likely forfeit `exit`",
                     bot.name

@@ -25,7 +25,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(difference) => {
-                    eprintln!("{}: {difference}", path.display());
+                    crate::messages::say!("{}: {difference}", path.display());
                     Ok(ExitCode::from(EXIT_REPLAY_MISMATCH))
                 }
             }
@@ -35,7 +35,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             let lines = match replay.dump() {
                 Ok(lines) => lines,
                 Err(difference) => {
-                    eprintln!("{}: {difference}", path.display());
+                    crate::messages::say!("{}: {difference}", path.display());
                     return Ok(ExitCode::from(EXIT_REPLAY_MISMATCH));
                 }
             };

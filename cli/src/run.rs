@@ -51,7 +51,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let finished = Arc::new(OnceLock::new());
     let outcome = runtime.block_on(async {
         // Dropped before the runtime: it flushes the spans still queued.
-        let _telemetry = crate::telemetry::init("arena");
+        let _telemetry = crate::telemetry::init("arena", crate::telemetry::LogStyle::Terminal);
         // Installed before anything starts, so from here on a signal stops
         // the run through the clean-up below instead of killing it.
         let mut terminate = signal(SignalKind::terminate()).context("catching SIGTERM")?;
@@ -138,7 +138,7 @@ unsafe extern "C" {
 /// with `--no-sandbox`) until those threads are done. Each match's teardown
 /// then removes its bots' cgroup leaves as usual.
 fn stop_after_signal(runtime: tokio::runtime::Runtime, stop: Stop) {
-    eprintln!(
+    crate::messages::say!(
         "arena run: {}: stopping; the matches in flight are abandoned",
         stop.name()
     );
@@ -157,7 +157,7 @@ fn stop_after_signal(runtime: tokio::runtime::Runtime, stop: Stop) {
     let started = Instant::now();
     runtime.shutdown_timeout(WIND_DOWN);
     if started.elapsed() >= WIND_DOWN {
-        eprintln!(
+        crate::messages::say!(
             "arena run: a match did not wind down within {WIND_DOWN:?} of its bots being killed"
         );
     }
@@ -165,10 +165,10 @@ fn stop_after_signal(runtime: tokio::runtime::Runtime, stop: Stop) {
     match sweeper {
         Ok(sweeper) => {
             if sweeper.join().is_err() {
-                eprintln!("arena run: the clean-up thread panicked");
+                crate::messages::say!("arena run: the clean-up thread panicked");
             }
         }
-        Err(e) => eprintln!("arena run: cannot start the clean-up thread: {e}"),
+        Err(e) => crate::messages::say!("arena run: cannot start the clean-up thread: {e}"),
     }
 }
 
@@ -216,7 +216,7 @@ fn remove_scratch(scratch: &Path) {
     match std::fs::remove_dir_all(scratch) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => eprintln!("arena run: cannot remove {}: {e}", scratch.display()),
+        Err(e) => crate::messages::say!("arena run: cannot remove {}: {e}", scratch.display()),
     }
 }
 
@@ -258,7 +258,7 @@ async fn tournament(
         coordinator.store().put_submission(&hash, archive).await?;
         if args.web.is_some() {
             let token = coordinator.issue_entrant_token(&hash).await?;
-            eprintln!("arena run: entrant token for {}: {token}", shown(&bot.name));
+            crate::messages::say!("arena run: entrant token for {}: {token}", shown(&bot.name));
         }
         entrants.push((bot.name.clone(), hash));
     }
@@ -360,8 +360,8 @@ async fn tournament(
     for worker in workers {
         match worker.await {
             Ok(Ok(_)) => {}
-            Ok(Err(e)) => eprintln!("arena: worker: {e:#}"),
-            Err(e) => eprintln!("arena: worker task: {e}"),
+            Ok(Err(e)) => crate::messages::say!("arena: worker: {e:#}"),
+            Err(e) => crate::messages::say!("arena: worker task: {e}"),
         }
     }
     // The pages may stay up, but nothing plays any more: a rejudge there
@@ -379,12 +379,12 @@ async fn tournament(
     }
     if stuck > 0 {
         // Standings without them, and a failing exit: the run is incomplete.
-        eprintln!("arena: {stuck} match(es) stuck after every allowed attempt failed:");
+        crate::messages::say!("arena: {stuck} match(es) stuck after every allowed attempt failed:");
         for m in coordinator.store().matches(&id).await? {
             if m.state == MatchState::Stuck {
-                eprintln!("  {} (round {})", m.match_id, m.round);
+                crate::messages::say!("  {} (round {})", m.match_id, m.round);
                 for f in &m.failures {
-                    eprintln!(
+                    crate::messages::say!(
                         "    attempt {} on {}: {}",
                         f.attempt,
                         shown(&f.worker),
@@ -414,7 +414,7 @@ async fn serve_pages(
         .with_context(|| format!("listening for the web pages on {address}"))?;
     let bound = listener.local_addr()?;
     let admin = fresh_token()?;
-    eprintln!(
+    crate::messages::say!(
         "arena run: organiser token (log in on the pages to cancel, rejudge and read every log): {admin}"
     );
     // Scripts and tests read this line to learn the address.
@@ -441,7 +441,7 @@ async fn finish(
         return Ok(code);
     };
     let _ = finished.set(code);
-    eprintln!("arena run: the tournament is over; the pages stay up until Ctrl-C");
+    crate::messages::say!("arena run: the tournament is over; the pages stay up until Ctrl-C");
     // `run` ends the process at the signal; until then the pages serve.
     match pages.await {
         Ok(Ok(())) => Ok(code),

@@ -127,7 +127,7 @@ impl Layout {
                 .to_owned(),
         };
         format!(
-            "arena-sandbox: shared-core mode: {} CPU(s) for {seats} bot(s) and the runner; \
+            "shared-core mode: {} CPU(s) for {seats} bot(s) and the runner; \
              each bot is pinned to one of CPUs {} ({cap}); {runner}; \
              every other limit still applies",
             self.bot_cores.len() + usize::from(self.runner.is_some()),
@@ -151,11 +151,11 @@ pub struct CoreAllocator {
 
 impl CoreAllocator {
     /// Plans `available` CPUs for matches of `seats` bots: dedicated when there are at least
-    /// `seats + 1`, shared (and its layout said on stderr) otherwise.
+    /// `seats + 1`, shared (and its layout logged as a warning) otherwise.
     pub fn new(available: &[usize], seats: usize) -> Result<CoreAllocator, CpuError> {
         let layout = Layout::plan(available, seats)?;
         if layout.mode == CoreMode::Shared {
-            eprintln!("{}", layout.describe(seats));
+            tracing::warn!(seats, "{}", layout.describe(seats));
         }
         let load = layout.bot_cores.iter().map(|&cpu| (cpu, 0)).collect();
         Ok(CoreAllocator {
@@ -233,8 +233,9 @@ impl CoreAllocator {
             (holders > 0).then(|| CpuQuota::share_of_one_core(holders.saturating_add(1)))
         });
         if let (Some(quota), [cpu]) = (lease.quota, lease.cores()) {
-            eprintln!(
-                "arena-sandbox: shared-core fallback: all {} bot CPU(s) are taken; \
+            tracing::warn!(
+                cpu,
+                "shared-core fallback: all {} bot CPU(s) are taken; \
                  this process shares CPU {cpu}, capped at {:.2} core \
                  (every other limit still applies)",
                 self.layout.bot_cores.len(),

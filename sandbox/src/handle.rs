@@ -347,7 +347,7 @@ impl SandboxedChild {
 
     pub(crate) fn kill_and_reap(&mut self) {
         if let Err(e) = self.finish() {
-            eprintln!("arena-sandbox: tearing down child {}: {e}", self.pid);
+            tracing::warn!(pid = self.pid, error = %e, "cannot tear down a confined child");
         }
     }
 }

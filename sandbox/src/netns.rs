@@ -76,9 +76,9 @@ impl NetnsPool {
             {
                 Ok(handle) => Some(handle),
                 Err(e) => {
-                    eprintln!(
-                        "arena-sandbox: cannot start the network-namespace thread ({e}); every \
-                         spawn makes its own"
+                    tracing::warn!(
+                        error = %e,
+                        "cannot start the network-namespace thread; every spawn makes its own"
                     );
                     None
                 }
@@ -114,7 +114,7 @@ impl Drop for NetnsPool {
         if let Some(maker) = self.maker.take()
             && maker.join().is_err()
         {
-            eprintln!("arena-sandbox: the network-namespace thread panicked");
+            tracing::error!("the network-namespace thread panicked");
         }
         // The ready namespaces close with the state.
     }
@@ -152,9 +152,10 @@ fn make_namespaces(shared: &Shared, size: usize) {
 }
 
 fn give_up(shared: &Shared, what: &str, error: &std::io::Error) {
-    eprintln!(
-        "arena-sandbox: network namespaces are no longer made ahead ({what}: {error}); every \
-         spawn makes its own"
+    tracing::warn!(
+        step = what,
+        %error,
+        "network namespaces are no longer made ahead; every spawn makes its own"
     );
     shared.lock().broken = true;
 }

@@ -317,10 +317,8 @@ impl Sandbox {
         // logged rather than keeping this runner from starting.
         match cgroups.remove_stale() {
             Ok(0) => {}
-            Ok(stale) => {
-                eprintln!("arena-sandbox: removed {stale} stale cgroup(s) left by a dead runner")
-            }
-            Err(e) => eprintln!("arena-sandbox: cannot remove a stale cgroup: {e}"),
+            Ok(stale) => tracing::info!(stale, "removed stale cgroups left by a dead runner"),
+            Err(e) => tracing::warn!(error = %e, "cannot remove a stale cgroup"),
         }
         let filters = SeccompFilters::denylist()?;
         std::fs::create_dir_all(&config.root_dir).map_err(|source| SandboxError::RootDir {
@@ -459,7 +457,7 @@ impl Drop for Sandbox {
         if let Some(spawner) = self.spawner.take()
             && spawner.join().is_err()
         {
-            eprintln!("arena-sandbox: the spawner thread panicked");
+            tracing::error!("the spawner thread panicked");
         }
         self.policy.drop_spares();
     }
@@ -514,9 +512,7 @@ impl Policy {
         let steps = match rootfs::plan_template(&self.config.root_dir, &self.root_spec()) {
             Ok(steps) => steps,
             Err(e) => {
-                eprintln!(
-                    "arena-sandbox: cannot plan the shared root ({e}); every spawn builds its own"
-                );
+                tracing::warn!(error = %e, "cannot plan the shared root; every spawn builds its own");
                 return false;
             }
         };
@@ -524,10 +520,10 @@ impl Policy {
         match unsafe { child::prepare_template(&steps) } {
             Ok(()) => true,
             Err((stage, errno)) => {
-                eprintln!(
-                    "arena-sandbox: cannot prepare the shared root at {stage:?} ({}); every \
-                     spawn builds its own",
-                    std::io::Error::from_raw_os_error(errno)
+                tracing::warn!(
+                    ?stage,
+                    error = %std::io::Error::from_raw_os_error(errno),
+                    "cannot prepare the shared root; every spawn builds its own"
                 );
                 false
             }
@@ -653,9 +649,9 @@ impl Policy {
             Ok(ready) => Some(ready),
             Err(e) => {
                 if !self.prestart_failed.swap(true, Ordering::Relaxed) {
-                    eprintln!(
-                        "arena-sandbox: cannot start a confined process ahead ({e}); every \
-                         spawn clones its own"
+                    tracing::warn!(
+                        error = %e,
+                        "cannot start a confined process ahead; every spawn clones its own"
                     );
                 }
                 None

@@ -210,7 +210,7 @@ async fn connect(
         match endpoint.connect().await {
             Ok(channel) => {
                 if failures > 0 {
-                    eprintln!("arena worker: connected to {}", options.coordinator);
+                    tracing::info!(coordinator = %options.coordinator, "connected");
                 }
                 return Ok(WorkerClient::with_interceptor(channel, bearer));
             }
@@ -218,10 +218,10 @@ async fn connect(
                 // Said on the first failure and then every 16th, so an
                 // operator sees why the worker waits without a flood.
                 if failures.is_multiple_of(16) {
-                    eprintln!(
-                        "arena worker: cannot reach the coordinator at {} ({}); retrying",
-                        options.coordinator,
-                        arena_proto::error_chain(&source)
+                    tracing::warn!(
+                        coordinator = %options.coordinator,
+                        error = %arena_proto::error_chain(&source),
+                        "cannot reach the coordinator; retrying"
                     );
                 }
                 failures = failures.saturating_add(1);
@@ -319,7 +319,7 @@ pub async fn run(
         let leased = match leased {
             Ok(response) => response.into_inner().r#match,
             Err(status) => {
-                eprintln!("arena worker: lease failed: {status}");
+                tracing::warn!(%status, "lease failed");
                 None
             }
         };
@@ -446,8 +446,9 @@ async fn heartbeat_loop(
                     };
                     if lost.contains(id) {
                         if !state.lost.is_cancelled() {
-                            eprintln!(
-                                "arena worker: lease {id} is no longer ours; its match stops unreported"
+                            tracing::warn!(
+                                lease = %id,
+                                "the lease is no longer ours; its match stops unreported"
                             );
                         }
                         state.lost.cancel();
@@ -456,7 +457,7 @@ async fn heartbeat_loop(
                     }
                 }
             }
-            Err(status) => eprintln!("arena worker: heartbeat failed: {status}"),
+            Err(status) => tracing::warn!(%status, "heartbeat failed"),
         }
     }
 }
@@ -515,9 +516,10 @@ impl Job {
         match self.play_inner(&leased, &lost).await {
             Ok(played) => self.report(&leased, &lost, played).await,
             Err(NotPlayed::Failed(_)) | Err(NotPlayed::Abandoned) if lost.is_cancelled() => {
-                eprintln!(
-                    "arena worker: match {} stopped: its lease {} is lost",
-                    leased.match_id, leased.lease_id
+                tracing::warn!(
+                    match_id = %leased.match_id,
+                    lease = %leased.lease_id,
+                    "match stopped: its lease is lost"
                 );
                 lock(&self.summary).abandoned += 1;
             }
@@ -540,17 +542,14 @@ impl Job {
     fn retrying(call: String) -> impl FnMut(u32, &tonic::Status, Duration) {
         move |attempt, status, pause| {
             if attempt % 8 == 1 {
-                eprintln!(
-                    "arena worker: {call} failed ({status}); \
-                     retrying in {pause:?} (attempt {attempt})"
-                );
+                tracing::warn!(call, %status, ?pause, attempt, "call failed; retrying");
             }
         }
     }
 
     /// Hands a match the worker could not play back to the coordinator.
     async fn report_failure(&self, leased: &LeasedMatch, lost: &CancellationToken, reason: String) {
-        eprintln!("arena worker: match {} failed: {reason}", leased.match_id);
+        tracing::error!(match_id = %leased.match_id, %reason, "match failed");
         lock(&self.summary).failed += 1;
         let span = tracing::info_span!(
             "report",
@@ -581,16 +580,15 @@ impl Job {
             }
             Delivery::Refused(status) => {
                 span.record("outcome", "error");
-                eprintln!("arena worker: the coordinator refused the failure report: {status}");
+                tracing::error!(%status, "the coordinator refused the failure report");
             }
             Delivery::LeaseGone { why, last } => {
                 span.record("outcome", "error");
-                eprintln!(
-                    "arena worker: gave up reporting the failure of match {}: its lease is gone \
-                     ({why}){}",
-                    leased.match_id,
-                    last.map(|s| format!("; last error: {s}"))
-                        .unwrap_or_default()
+                tracing::error!(
+                    match_id = %leased.match_id,
+                    %why,
+                    last_error = last.map(|s| s.to_string()),
+                    "gave up reporting the match's failure: its lease is gone"
                 );
             }
         }
@@ -635,9 +633,11 @@ impl Job {
             let dir = match fetched {
                 Fetched::Dir(dir) => dir,
                 Fetched::Refused(reason) => {
-                    eprintln!(
-                        "arena worker: submission {} ({}) is not a runnable bot: {reason}",
-                        seat.submission, seat.name
+                    tracing::info!(
+                        submission = %seat.submission,
+                        bot = %seat.name,
+                        %reason,
+                        "submission is not a runnable bot"
                     );
                     // A placeholder the leased launcher answers for.
                     let placeholder = self
@@ -683,10 +683,10 @@ impl Job {
                 // the cores and cgroups are free when this returns.
                 let killer = Arc::clone(&abandon);
                 if let Err(e) = tokio::task::spawn_blocking(move || killer.abandon()).await {
-                    eprintln!("arena worker: abandoning a match: {e}");
+                    tracing::warn!(error = %e, "abandoning a match");
                 }
                 if let Err(e) = playing.await {
-                    eprintln!("arena worker: the abandoned match's thread died: {e}");
+                    tracing::error!(error = %e, "the abandoned match's thread died");
                 }
                 return Err(NotPlayed::Abandoned);
             }
@@ -722,8 +722,10 @@ impl Job {
             .count();
         let plan = CorePlan::for_match(bots, total);
         if plan.shared {
-            eprintln!(
-                "arena worker: shared-core fallback: a match of {bots} bots on {total} bot core(s)"
+            tracing::warn!(
+                bots,
+                cores = total,
+                "shared-core fallback: more bots than bot cores"
             );
         }
         if plan.cores == 0 {
@@ -806,10 +808,7 @@ impl Job {
         let _ = std::fs::remove_dir_all(&scratch);
         if let Err(e) = submission::unpack(&archive, &scratch) {
             if let Err(cleanup) = std::fs::remove_dir_all(&scratch) {
-                eprintln!(
-                    "arena worker: cannot remove {}: {cleanup}",
-                    scratch.display()
-                );
+                tracing::warn!(path = %scratch.display(), error = %cleanup, "cannot remove a scratch directory");
             }
             let reason = format!("unpacking {hash}: {}", arena_proto::error_chain(&e));
             return if e.is_submissions_fault() {
@@ -917,19 +916,20 @@ impl Job {
             }
             Delivery::Refused(status) => {
                 span.record("outcome", "error");
-                eprintln!(
-                    "arena worker: the coordinator refused the result of match {}: {status}",
-                    leased.match_id
+                tracing::error!(
+                    match_id = %leased.match_id,
+                    %status,
+                    "the coordinator refused the result"
                 );
                 false
             }
             Delivery::LeaseGone { why, last } => {
                 span.record("outcome", "error");
-                eprintln!(
-                    "arena worker: gave up reporting match {}: its lease is gone ({why}){}",
-                    leased.match_id,
-                    last.map(|s| format!("; last error: {s}"))
-                        .unwrap_or_default()
+                tracing::error!(
+                    match_id = %leased.match_id,
+                    %why,
+                    last_error = last.map(|s| s.to_string()),
+                    "gave up reporting the match: its lease is gone"
                 );
                 false
             }

@@ -41,7 +41,7 @@ impl Abandon {
         let bots: Vec<_> = lock(&self.bots).iter().filter_map(Weak::upgrade).collect();
         for bot in bots {
             if let Err(e) = lock(&bot).kill() {
-                eprintln!("arena worker: cannot kill a bot of an abandoned match: {e}");
+                tracing::warn!(error = %e, "cannot kill a bot of an abandoned match");
             }
         }
     }

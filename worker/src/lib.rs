@@ -1,10 +1,16 @@
 //! Arena's match runner.
 //!
-//! Layout: [`referee`] plays one match of any registered game: the turn
-//! loop over seats, faults and forfeits, the report and the replay. How a
-//! seat answers is a [`seat`] runtime: a bot process over pipes (split into
-//! lines by [`lines`] under a length cap, non-blocking I/O from [`fd`],
-//! stderr kept in a [`capped_log`]) or an in-engine baseline. [`launcher`] is
+//! Layout: [`referee`] plays one match of any registered game: the builds,
+//! the turn loop over seats, faults and forfeits, the report and the replay.
+//! How a seat answers is a [`seat`] runtime: a bot process over pipes (split
+//! into lines by [`lines`] under a length cap, non-blocking I/O from [`fd`],
+//! stderr kept in a [`capped_log`]), an in-engine baseline, a WebAssembly
+//! module in the wasm host ([`seat::wasm`]: `arena wasm-host`, metered by
+//! fuel, the module compiled beforehand by `arena wasm-compile`, see
+//! [`seat::wasm_compile`]) or a model graph in the model host
+//! ([`seat::model`]: `arena model-host`). Both hosts and the compiler are
+//! started through the launcher, confined exactly as the seat's bot would
+//! be, and spoken to over the same pipes. [`launcher`] is
 //! the seam between the runner and whatever starts bot processes
 //! ([`process`] runs them as plain child processes, [`sandboxed`] confines
 //! them; [`programs`] reads which programs a `run.sh` starts). [`report`] is

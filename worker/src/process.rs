@@ -289,10 +289,10 @@ impl Drop for ProcessHandle {
         // Never leave a bot or its children behind, whatever path got us here.
         if !self.reaped {
             if let Err(e) = self.kill() {
-                eprintln!("arena: cannot kill bot process group {}: {e}", self.pgid);
+                tracing::warn!(pgid = self.pgid, error = %e, "cannot kill a bot's process group");
             }
             if let Err(e) = self.wait() {
-                eprintln!("arena: cannot reap bot process {}: {e}", self.pgid);
+                tracing::warn!(pgid = self.pgid, error = %e, "cannot reap a bot process");
             }
         }
     }

@@ -157,7 +157,7 @@ impl SandboxLauncher {
             .open(dir.join(STATUS_FILE))
             .and_then(|f| f.set_modified(SystemTime::now()))
         {
-            eprintln!("arena: cannot mark {} as used: {e}", dir.display());
+            tracing::warn!(path = %dir.display(), error = %e, "cannot mark a cached build as used");
         }
         let log = fs::read(dir.join(LOG_FILE)).unwrap_or_default();
         let status = status.trim_end();
@@ -628,7 +628,7 @@ fn remove_scratch(dir: &Path) {
         fs::set_permissions(path, fs::Permissions::from_mode(mode))
     });
     if let Err(e) = fs::remove_dir_all(dir) {
-        eprintln!("arena: cannot remove build scratch {}: {e}", dir.display());
+        tracing::warn!(path = %dir.display(), error = %e, "cannot remove a build's scratch");
     }
 }
 

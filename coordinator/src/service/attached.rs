@@ -157,9 +157,9 @@ impl Coordinator {
             match self.sweep_attachments().await {
                 Ok(0) => {}
                 Ok(swept) => tracing::info!(swept, "replays and logs past their retention removed"),
-                Err(e) => eprintln!(
-                    "arena coordinator: sweeping replays and logs: {}",
-                    super::chain(&e)
+                Err(e) => tracing::error!(
+                    error = %super::chain(&e),
+                    "sweeping replays and logs past their retention"
                 ),
             }
             tokio::select! {

@@ -803,10 +803,10 @@ impl Coordinator {
                 && !queued_whole
                 && let Err(e) = self.advance(&tournament).await
             {
-                eprintln!(
-                    "arena coordinator: advancing {tournament} after a result: {}; \
-                     the recovery step retries",
-                    chain(&e)
+                tracing::warn!(
+                    tournament = %tournament,
+                    error = %chain(&e),
+                    "advancing after a result failed; the recovery step retries"
                 );
             }
         }
@@ -928,7 +928,7 @@ impl Coordinator {
             return Err(CoordinatorError::UnregisteredWorker(worker.to_owned()));
         }
         self.store.set_quarantined(worker, false).await?;
-        eprintln!("arena coordinator: worker {worker} released from quarantine");
+        tracing::info!(worker, "worker released from quarantine");
         Ok(())
     }
 
@@ -962,11 +962,11 @@ impl Coordinator {
         self.forget_progress(match_id);
         if end == AttemptEnd::Stuck {
             self.metrics.match_stuck();
-            tracing::warn!(match_id, "match stuck after its last allowed attempt");
-            eprintln!(
-                "arena coordinator: match {match_id} is stuck after {} failed attempts; \
-                 see `arena tournament status`, requeue it with `arena tournament requeue`",
-                self.config.max_attempts
+            tracing::warn!(
+                match_id,
+                attempts = self.config.max_attempts,
+                "match stuck after its last allowed attempt; see `arena tournament status`, \
+                 requeue it with `arena tournament requeue`"
             );
         }
     }
@@ -987,20 +987,14 @@ impl Coordinator {
         let quarantine = match counted {
             Ok(failures) => failed && failures >= policy.failures,
             Err(e) => {
-                eprintln!(
-                    "arena coordinator: counting worker {worker}'s leases: {}",
-                    chain(&e)
-                );
+                tracing::error!(worker, error = %chain(&e), "counting the worker's leases");
                 false
             }
         };
         if quarantine {
             match self.store.set_quarantined(worker, true).await {
                 Ok(()) => self.worker_quarantined(worker),
-                Err(e) => eprintln!(
-                    "arena coordinator: quarantining worker {worker}: {}",
-                    chain(&e)
-                ),
+                Err(e) => tracing::error!(worker, error = %chain(&e), "quarantining the worker"),
             }
         }
     }
@@ -1009,11 +1003,12 @@ impl Coordinator {
     fn worker_quarantined(&self, worker: &str) {
         let policy = self.config.quarantine;
         self.metrics.worker_quarantined();
-        tracing::warn!(worker, "worker quarantined");
-        eprintln!(
-            "arena coordinator: worker {worker} quarantined: {} of its last {} \
-             leases ended without a result; it gets no new leases until released",
-            policy.failures, policy.window
+        tracing::warn!(
+            worker,
+            failures = policy.failures,
+            window = policy.window,
+            "worker quarantined: too many of its last leases ended without a result; \
+             it gets no new leases until released"
         );
     }
 
@@ -1025,7 +1020,7 @@ impl Coordinator {
     pub async fn recover(&self) -> Result<()> {
         for id in self.store.tournaments().await? {
             if let Err(e) = self.advance(&id).await {
-                eprintln!("arena coordinator: recovering {id}: {}", chain(&e));
+                tracing::error!(tournament = %id, error = %chain(&e), "recovering the tournament");
             }
         }
         Ok(())
@@ -1037,7 +1032,7 @@ impl Coordinator {
         tokio::pin!(shutdown);
         loop {
             if let Err(e) = self.recover().await {
-                eprintln!("arena coordinator: recovery step: {}", chain(&e));
+                tracing::error!(error = %chain(&e), "recovery step failed");
             }
             tokio::select! {
                 _ = tokio::time::sleep(self.config.recovery_interval) => {}
@@ -1059,7 +1054,7 @@ impl Coordinator {
                 Ok(Some(at)) => (Duration::from_millis(at.saturating_sub(now_ms()) + 1), at),
                 Ok(None) => (Duration::from_secs(3600), u64::MAX),
                 Err(e) => {
-                    eprintln!("arena coordinator: reading lease deadlines: {e}");
+                    tracing::error!(error = %chain(&e), "reading lease deadlines");
                     (Duration::from_secs(1), 0)
                 }
             };
@@ -1081,23 +1076,19 @@ impl Coordinator {
                     self.metrics.leases_expired(expired.len());
                     for lease in expired {
                         let match_id = lease.match_id.as_str();
-                        span.in_scope(
-                            || tracing::info!(match_id, worker = %lease.worker, "lease expired"),
-                        );
-                        eprintln!(
-                            "arena coordinator: lease of {match_id} held by {} expired; {}",
-                            lease.worker,
-                            match lease.end {
-                                AttemptEnd::Requeued => "requeued",
-                                AttemptEnd::Stuck => "the match is stuck",
-                                AttemptEnd::Dropped => "dropped (tournament cancelled)",
-                            }
-                        );
+                        let then = match lease.end {
+                            AttemptEnd::Requeued => "requeued",
+                            AttemptEnd::Stuck => "the match is stuck",
+                            AttemptEnd::Dropped => "dropped (tournament cancelled)",
+                        };
+                        span.in_scope(|| {
+                            tracing::warn!(match_id, worker = %lease.worker, then, "lease expired")
+                        });
                         self.attempt_ended(match_id, lease.end);
                         self.lease_ended(&lease.worker, true).await;
                     }
                 }
-                Err(e) => eprintln!("arena coordinator: expiring leases: {}", chain(&e)),
+                Err(e) => tracing::error!(error = %chain(&e), "expiring leases"),
             }
         }
     }

@@ -69,7 +69,7 @@ impl HybridManager {
             Ok(unified) => Ok(HybridLeaf { v1, unified }),
             Err(e) => {
                 if let Err(rm) = v1.remove_dirs(Instant::now() + RMDIR_TIMEOUT) {
-                    eprintln!("arena-sandbox: cleaning up half-created cgroup: {rm}");
+                    tracing::warn!(error = %rm, "cannot clean up a half-created cgroup");
                 }
                 Err(e)
             }

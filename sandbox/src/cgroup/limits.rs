@@ -138,10 +138,9 @@ pub(crate) fn unenforceable(
     path: &Path,
 ) -> Result<(), CgroupError> {
     if allow_missing {
-        eprintln!(
-            "arena-sandbox: warning: {limit} not enforced: controller {controller} \
-             is not available at {}",
-            path.display()
+        tracing::warn!(
+            path = %path.display(),
+            "{limit} not enforced: controller {controller} is not available"
         );
         return Ok(());
     }

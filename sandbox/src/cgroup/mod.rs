@@ -285,9 +285,10 @@ impl Drop for LeafCgroup {
         }
         self.removed = true;
         if let Err(e) = kill_and_remove(&self.leaf) {
-            eprintln!(
-                "arena-sandbox: removing cgroup leaf {:?} on drop: {e}",
-                self.leaf.ops().paths()
+            tracing::warn!(
+                paths = ?self.leaf.ops().paths(),
+                error = %e,
+                "cannot remove a cgroup leaf on drop"
             );
         }
     }

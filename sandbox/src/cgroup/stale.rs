@@ -135,7 +135,7 @@ pub(crate) fn try_owned_name(suffix: &str) -> Result<String, CgroupError> {
 /// stale and kills a live bot; the cost is that it is never cleaned up automatically.
 pub(crate) fn owned_name(suffix: &str) -> String {
     try_owned_name(suffix).unwrap_or_else(|e| {
-        eprintln!("arena-sandbox: cgroup leaf name without owner start time ({e})");
+        tracing::warn!(error = %e, "cgroup leaf named without its owner's start time");
         format!("u{}-{suffix}", std::process::id())
     })
 }

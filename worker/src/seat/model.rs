@@ -120,16 +120,16 @@ impl ModelSeat {
                 Answer::Reply(line)
             }
             HostAnswer::Strike { reason } => {
-                eprintln!("arena: seat {}: strike: {reason}", self.seat);
+                tracing::info!(seat = self.seat, %reason, "model seat struck");
                 Answer::Fault(FaultKind::Strike)
             }
             // The check refused the graph: the submission cannot play.
             HostAnswer::Refused { reason } if first => {
-                eprintln!("arena: seat {}: model refused: {reason}", self.seat);
+                tracing::info!(seat = self.seat, %reason, "model graph refused");
                 Answer::Gone(Forfeit::BuildFailed)
             }
             HostAnswer::Refused { reason } | HostAnswer::Error { message: reason } => {
-                eprintln!("arena: seat {}: the model host failed: {reason}", self.seat);
+                tracing::error!(seat = self.seat, %reason, "the model host failed");
                 Answer::Gone(Forfeit::Crash)
             }
         }
@@ -160,9 +160,9 @@ impl SeatRuntime for ModelSeat {
             Some(Answer::Reply(line)) => Some(match HostAnswer::parse(&line) {
                 Some(answer) => self.settle(answer),
                 None => {
-                    eprintln!(
-                        "arena: seat {}: the model host wrote something unreadable",
-                        self.seat
+                    tracing::error!(
+                        seat = self.seat,
+                        "the model host wrote something unreadable"
                     );
                     Answer::Gone(Forfeit::Crash)
                 }

@@ -351,10 +351,10 @@ impl SeatRuntime for ProcessSeat {
             }
         }
         if let Err(e) = self.process.handle.kill() {
-            eprintln!("arena: cannot kill seat {} ({}): {e}", self.seat, self.bot);
+            tracing::warn!(seat = self.seat, bot = %self.bot, error = %e, "cannot kill a seat");
         }
         if let Err(e) = self.process.handle.wait() {
-            eprintln!("arena: cannot reap seat {} ({}): {e}", self.seat, self.bot);
+            tracing::warn!(seat = self.seat, bot = %self.bot, error = %e, "cannot reap a seat");
         }
     }
 

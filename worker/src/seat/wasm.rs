@@ -256,7 +256,7 @@ impl WasmSeat {
             // Refused to load what this worker compiled, or lost its way:
             // ours to fix, but the seat cannot go on.
             HostMessage::Error { message } => {
-                eprintln!("arena: seat {}: the wasm host failed: {message}", self.seat);
+                tracing::error!(seat = self.seat, %message, "the wasm host failed");
                 Answer::Gone(Forfeit::Crash)
             }
         }
@@ -305,10 +305,7 @@ impl SeatRuntime for WasmSeat {
             Some(Answer::Reply(line)) => Some(match HostMessage::parse(&line) {
                 Some(message) => self.settle(message),
                 None => {
-                    eprintln!(
-                        "arena: seat {}: the wasm host wrote something unreadable",
-                        self.seat
-                    );
+                    tracing::error!(seat = self.seat, "the wasm host wrote something unreadable");
                     self.playing = None;
                     Answer::Gone(Forfeit::Crash)
                 }

@@ -186,9 +186,10 @@ impl V1Manager {
             let deadline = Instant::now() + RMDIR_TIMEOUT;
             for dir in created.iter().rev() {
                 if let Err(rm) = control::remove_dir(dir, &self.fake, deadline) {
-                    eprintln!(
-                        "arena-sandbox: cleaning up half-created cgroup {}: {rm}",
-                        dir.display()
+                    tracing::warn!(
+                        path = %dir.display(),
+                        error = %rm,
+                        "cannot clean up a half-created cgroup"
                     );
                 }
             }

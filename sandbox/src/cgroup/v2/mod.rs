@@ -88,7 +88,7 @@ impl V2Manager {
         {
             // cpu is needed only for a quota (shared-core mode; cpu.stat usage exists without
             // it), so say it once here; a leaf that needs a quota fails with this cause.
-            eprintln!("arena-sandbox: warning: {}", failure.error());
+            tracing::warn!("{}", failure.error());
         }
         Ok(Self {
             hier: RootedV2::new(root, enabled.clone()),
@@ -137,7 +137,7 @@ impl V2Manager {
             && let Err(e) = self.apply(&leaf, limits)
         {
             if let Err(rm) = leaf.remove_dirs(Instant::now() + RMDIR_TIMEOUT) {
-                eprintln!("arena-sandbox: cleaning up half-created cgroup: {rm}");
+                tracing::warn!(error = %rm, "cannot clean up a half-created cgroup");
             }
             return Err(e);
         }
