@@ -10,11 +10,16 @@
 //! the only source of randomness: a small seeded generator whose output is
 //! fixed forever, so a seed names one map on every machine and every version.
 //!
-//! Games, one module each: [`generals`] (the Generals Competition ruleset),
-//! [`generals_classic`] (classic generals.io: 1v1 on the same engine under
-//! another ruleset, plus its 2v2 and free-for-all formats) and [`generals_ffa`] (four-player free-for-all with plans
-//! and a captain) and [`grid_royale`] (2 or 4 players harvesting ore on a
-//! shrinking grid).
+//! Games, one module each, each registered by its `ENTRY`: [`generals`] (the
+//! Generals Competition ruleset; its [`generals::observe`] is the observation
+//! encoder and model adapters the training environment and the model host
+//! share), [`generals_classic`] (classic generals.io: 1v1 on the same engine
+//! under another ruleset, plus its 2v2 and free-for-all formats),
+//! [`generals_ffa`] (four-player free-for-all with plans and a captain),
+//! [`grid_royale`] (2 or 4 players harvesting ore on a shrinking grid) and
+//! [`ants`] (2 to 8 colonies gathering food, fighting and razing hills on a
+//! wrapping grid, with model-graph bots). How a game lets model graphs play
+//! is in [`registry::model`].
 //!
 //! Nothing here touches files, clocks, threads or the network, and iteration
 //! never depends on hash order: the same inputs give the same bytes.
