@@ -344,7 +344,7 @@ fn start_model(
     Ok(launcher
         .launch_program(bot, seat, models.host_program(), &args)
         .and_then(|l| ProcessSeat::new(l, bot, seat, host_limits))
-        .map(|host| Box::new(ModelSeat::new(host, seat)) as Box<dyn SeatRuntime>))
+        .map(|host| Box::new(ModelSeat::start(host, seat)) as Box<dyn SeatRuntime>))
 }
 
 /// Starts the wasm host for a WebAssembly seat. The outer `Err` is the
@@ -374,7 +374,7 @@ fn start_wasm(
     Ok(launcher
         .launch_program(bot, seat, wasm.host_program(), &args)
         .and_then(|l| ProcessSeat::new(l, bot, seat, host_limits))
-        .map(|host| Box::new(WasmSeat::new(host, artifact, fuel, seat)) as Box<dyn SeatRuntime>))
+        .map(|host| Box::new(WasmSeat::start(host, artifact, fuel, seat)) as Box<dyn SeatRuntime>))
 }
 
 /// Runs every bot's build; a failed build forfeits its seat.

@@ -9,8 +9,12 @@
 //! over the same pipes, with a fuel budget as well as wall time, so the
 //! cgroup, namespaces and seccomp still hold if that host has a bug;
 //! [`model`] is a model graph in the model host, started the same way.
+//! Both hosts are [`host`] seats: one runtime over a process seat, with the
+//! host's protocol the only difference. [`wasm_compile`] compiles a module
+//! in the same confinement before its first match.
 
 pub mod baseline;
+pub mod host;
 pub mod model;
 pub mod process;
 pub mod wasm;

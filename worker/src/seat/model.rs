@@ -16,19 +16,15 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use self::wire::HostAnswer;
 use arena_engine::registry::ModelLimits;
 use arena_engine::{FaultKind, Forfeit};
 
+use super::Answer;
+use super::host::{HostProtocol, HostSeat};
 use super::process::ProcessSeat;
-use super::{Answer, Budget, Offer, SeatRuntime};
-use crate::fd::Interest;
-use crate::referee::RunnerError;
-
-/// How long past a turn's deadline the host may take to say it was late.
-const HOST_MARGIN: Duration = Duration::from_secs(2);
 
 /// What a worker needs to run model-graph seats.
 #[derive(Clone, Debug)]
@@ -77,39 +73,50 @@ impl ModelSupport {
 }
 
 /// A seat played by a model graph in the model host.
-pub struct ModelSeat {
-    host: ProcessSeat,
+pub type ModelSeat = HostSeat<ModelTurns>;
+
+/// The model host's side of a seat: what its answers reported.
+pub struct ModelTurns {
     /// Evaluation times the host reported, in nanoseconds.
     evaluations: Vec<u64>,
     /// The host has answered at least one turn (so it accepted the graph).
     answered: bool,
     /// Turns whose head's best entry was illegal (the best legal one played).
     overridden: u64,
-    message: Vec<u8>,
-    seat: usize,
 }
 
 impl ModelSeat {
-    pub fn new(host: ProcessSeat, seat: usize) -> ModelSeat {
-        ModelSeat {
-            host,
+    /// A seat over a started host.
+    pub fn start(host: ProcessSeat, seat: usize) -> ModelSeat {
+        let turns = ModelTurns {
             evaluations: Vec::new(),
             answered: false,
             overridden: 0,
-            message: Vec::new(),
-            seat,
-        }
+        };
+        HostSeat::new(host, turns, seat)
     }
 
     /// The line cap the host's process seat needs for replies of `line_cap`.
     pub fn host_line_cap(line_cap: usize) -> usize {
         line_cap.saturating_add(wire::ANSWER_OVERHEAD)
     }
+}
 
-    fn settle(&mut self, answer: HostAnswer) -> Answer {
+impl HostProtocol for ModelTurns {
+    const HOST: &'static str = "model";
+
+    fn write_turn(&mut self, frame: &[u8], budget: Duration, out: &mut Vec<u8>) -> Duration {
+        // The whole message, the handshake included on the first turn: the
+        // game's reader in the host decides what it needs of it.
+        wire::write_turn(budget, frame, out);
+        budget
+    }
+
+    fn settle(&mut self, line: &[u8], seat: usize) -> Option<Answer> {
+        let answer = HostAnswer::parse(line)?;
         let first = !self.answered;
         self.answered = true;
-        match answer {
+        Some(match answer {
             HostAnswer::Reply {
                 eval_us,
                 overridden,
@@ -120,86 +127,19 @@ impl ModelSeat {
                 Answer::Reply(line)
             }
             HostAnswer::Strike { reason } => {
-                tracing::info!(seat = self.seat, %reason, "model seat struck");
+                tracing::debug!(seat, %reason, "model seat struck");
                 Answer::Fault(FaultKind::Strike)
             }
             // The check refused the graph: the submission cannot play.
             HostAnswer::Refused { reason } if first => {
-                tracing::info!(seat = self.seat, %reason, "model graph refused");
+                tracing::info!(seat, %reason, "model graph refused");
                 Answer::Gone(Forfeit::BuildFailed)
             }
             HostAnswer::Refused { reason } | HostAnswer::Error { message: reason } => {
-                tracing::error!(seat = self.seat, %reason, "the model host failed");
+                tracing::error!(seat, %reason, "the model host failed");
                 Answer::Gone(Forfeit::Crash)
             }
-        }
-    }
-}
-
-impl SeatRuntime for ModelSeat {
-    fn offer(&mut self, offer: Offer<'_>) -> Result<(), RunnerError> {
-        let Budget::Wall(deadline) = offer.budget;
-        self.message.clear();
-        // The whole message, the handshake included on the first turn: the
-        // game's reader in the host decides what it needs of it.
-        wire::write_turn(deadline, offer.frame, &mut self.message);
-        let message = std::mem::take(&mut self.message);
-        let sent = self.host.offer(Offer {
-            seat: offer.seat,
-            frame: &message,
-            budget: Budget::Wall(deadline + HOST_MARGIN),
-            game: offer.game,
-        });
-        self.message = message;
-        sent
-    }
-
-    fn poll(&mut self) -> Result<Option<Answer>, RunnerError> {
-        Ok(match self.host.poll()? {
-            None => None,
-            Some(Answer::Reply(line)) => Some(match HostAnswer::parse(&line) {
-                Some(answer) => self.settle(answer),
-                None => {
-                    tracing::error!(
-                        seat = self.seat,
-                        "the model host wrote something unreadable"
-                    );
-                    Answer::Gone(Forfeit::Crash)
-                }
-            }),
-            // Silent past the deadline and the margin: the host hung.
-            Some(Answer::Fault(FaultKind::Timeout)) => Some(Answer::Gone(Forfeit::WallBackstop)),
-            Some(Answer::Fault(_)) => Some(Answer::Gone(Forfeit::Crash)),
-            Some(Answer::Gone(reason)) => Some(Answer::Gone(reason)),
         })
-    }
-
-    fn deadline(&self) -> Option<Instant> {
-        self.host.deadline()
-    }
-
-    fn wait_on(&self, interests: &mut Vec<Interest>) {
-        self.host.wait_on(interests);
-    }
-
-    fn take_stray_lines(&mut self) -> u32 {
-        self.host.take_stray_lines()
-    }
-
-    fn close_input(&mut self) {
-        self.host.close_input();
-    }
-
-    fn stop(&mut self, grace_until: Instant) {
-        self.host.stop(grace_until);
-    }
-
-    fn log(&mut self) -> Vec<u8> {
-        self.host.log()
-    }
-
-    fn latencies(&self) -> &[u64] {
-        self.host.latencies()
     }
 
     fn evaluations(&self) -> &[u64] {

@@ -16,7 +16,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use arena_engine::registry::FuelLimits;
 use arena_engine::{FaultKind, Forfeit, Fuel};
@@ -24,15 +24,12 @@ use arena_wasm::compile::{CompileError, MAX_MODULE_BYTES, module_hash};
 use arena_wasm::wire::{self, HostMessage, TurnRequest};
 use arena_wasm::{HostLimits, ModuleCache};
 
+use super::Answer;
+use super::host::{HostProtocol, HostSeat};
 use super::process::ProcessSeat;
 use super::wasm_compile::{self, Compiled};
-use super::{Answer, Budget, Offer, SeatRuntime};
-use crate::fd::Interest;
 use crate::launcher::{BotSpec, LaunchError, Launcher, WASM_MODULE};
-use crate::referee::RunnerError;
 
-/// How long past a turn's wall backstop the host may take to say so.
-const HOST_MARGIN: Duration = Duration::from_secs(2);
 /// Room for the host's words around a reply line.
 const HOST_LINE_OVERHEAD: usize = 64;
 
@@ -184,8 +181,11 @@ struct Turn {
 }
 
 /// A seat played by a WebAssembly module in the wasm host.
-pub struct WasmSeat {
-    host: ProcessSeat,
+pub type WasmSeat = HostSeat<WasmTurns>;
+
+/// The wasm host's side of a seat: the module to send first, and the fuel
+/// bank carried from turn to turn.
+pub struct WasmTurns {
     fuel: FuelLimits,
     /// The compiled module, until the first turn sends it.
     artifact: Option<Vec<u8>>,
@@ -194,15 +194,12 @@ pub struct WasmSeat {
     playing: Option<Turn>,
     fuel_per_turn: Vec<u64>,
     stray: u32,
-    message: Vec<u8>,
-    seat: usize,
 }
 
 impl WasmSeat {
     /// A seat over a started host; `artifact` is the compiled module.
-    pub fn new(host: ProcessSeat, artifact: Vec<u8>, fuel: FuelLimits, seat: usize) -> WasmSeat {
-        WasmSeat {
-            host,
+    pub fn start(host: ProcessSeat, artifact: Vec<u8>, fuel: FuelLimits, seat: usize) -> WasmSeat {
+        let turns = WasmTurns {
             fuel,
             artifact: Some(artifact),
             bank: 0,
@@ -210,22 +207,23 @@ impl WasmSeat {
             playing: None,
             fuel_per_turn: Vec::new(),
             stray: 0,
-            message: Vec::new(),
-            seat,
-        }
+        };
+        HostSeat::new(host, turns, seat)
     }
 
     /// The line cap the host's process seat needs for replies of `line_cap`.
     pub fn host_line_cap(line_cap: usize) -> usize {
         line_cap.saturating_add(HOST_LINE_OVERHEAD)
     }
+}
 
-    fn settle(&mut self, message: HostMessage) -> Answer {
+impl WasmTurns {
+    fn settle_message(&mut self, message: HostMessage, seat: usize) -> Answer {
         let turn = self.playing.take();
         let (available, first) = turn.map_or((0, false), |t| (t.available, t.first));
-        let spent = |fuel: u64, seat: &mut WasmSeat| {
-            seat.fuel_per_turn.push(fuel);
-            seat.bank = seat.fuel.bank_after(seat.bank, first, fuel);
+        let spent = |fuel: u64, turns: &mut WasmTurns| {
+            turns.fuel_per_turn.push(fuel);
+            turns.bank = turns.fuel.bank_after(turns.bank, first, fuel);
         };
         match message {
             HostMessage::Reply { fuel, stray, line } => {
@@ -256,102 +254,54 @@ impl WasmSeat {
             // Refused to load what this worker compiled, or lost its way:
             // ours to fix, but the seat cannot go on.
             HostMessage::Error { message } => {
-                tracing::error!(seat = self.seat, %message, "the wasm host failed");
+                tracing::error!(seat, %message, "the wasm host failed");
                 Answer::Gone(Forfeit::Crash)
             }
         }
     }
 }
 
-impl SeatRuntime for WasmSeat {
-    fn offer(&mut self, offer: Offer<'_>) -> Result<(), RunnerError> {
+impl HostProtocol for WasmTurns {
+    const HOST: &'static str = "wasm";
+
+    fn write_turn(&mut self, frame: &[u8], budget: Duration, out: &mut Vec<u8>) -> Duration {
         let first = self.turns == 0;
         let available = self.fuel.available(self.bank, first);
-        let Budget::Wall(first_wall) = offer.budget;
+        // The first turn's wall is the start-up budget; later ones the
+        // game's backstop.
         let wall = if first {
-            first_wall
+            budget
         } else {
             Duration::from_millis(self.fuel.wall_ms)
         };
-        self.message.clear();
         if let Some(artifact) = self.artifact.take() {
-            wire::write_module(&artifact, &mut self.message);
+            wire::write_module(&artifact, out);
         }
         wire::write_turn(
             &TurnRequest {
                 budget: available,
                 refill: self.fuel.refill(),
                 wall_ms: u64::try_from(wall.as_millis()).unwrap_or(u64::MAX),
-                frame: offer.frame.to_vec(),
+                frame: frame.to_vec(),
             },
-            &mut self.message,
+            out,
         );
         self.turns += 1;
         self.playing = Some(Turn { available, first });
-        let message = std::mem::take(&mut self.message);
-        let sent = self.host.offer(Offer {
-            seat: offer.seat,
-            frame: &message,
-            budget: Budget::Wall(wall + HOST_MARGIN),
-            game: offer.game,
-        });
-        self.message = message;
-        sent
+        wall
     }
 
-    fn poll(&mut self) -> Result<Option<Answer>, RunnerError> {
-        Ok(match self.host.poll()? {
-            None => None,
-            Some(Answer::Reply(line)) => Some(match HostMessage::parse(&line) {
-                Some(message) => self.settle(message),
-                None => {
-                    tracing::error!(seat = self.seat, "the wasm host wrote something unreadable");
-                    self.playing = None;
-                    Answer::Gone(Forfeit::Crash)
-                }
-            }),
-            // Silent past the backstop and its margin.
-            Some(Answer::Fault(FaultKind::Timeout)) => {
-                self.playing = None;
-                Some(Answer::Gone(Forfeit::WallBackstop))
-            }
-            Some(Answer::Fault(_)) => {
-                self.playing = None;
-                Some(Answer::Gone(Forfeit::Crash))
-            }
-            Some(Answer::Gone(reason)) => {
-                self.playing = None;
-                Some(Answer::Gone(reason))
-            }
-        })
+    fn settle(&mut self, line: &[u8], seat: usize) -> Option<Answer> {
+        let message = HostMessage::parse(line)?;
+        Some(self.settle_message(message, seat))
     }
 
-    fn deadline(&self) -> Option<Instant> {
-        self.host.deadline()
-    }
-
-    fn wait_on(&self, interests: &mut Vec<Interest>) {
-        self.host.wait_on(interests);
+    fn abandon_turn(&mut self) {
+        self.playing = None;
     }
 
     fn take_stray_lines(&mut self) -> u32 {
-        self.host.take_stray_lines() + std::mem::take(&mut self.stray)
-    }
-
-    fn close_input(&mut self) {
-        self.host.close_input();
-    }
-
-    fn stop(&mut self, grace_until: Instant) {
-        self.host.stop(grace_until);
-    }
-
-    fn log(&mut self) -> Vec<u8> {
-        self.host.log()
-    }
-
-    fn latencies(&self) -> &[u64] {
-        self.host.latencies()
+        std::mem::take(&mut self.stray)
     }
 
     fn fuel(&self) -> Option<Fuel> {
