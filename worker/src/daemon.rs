@@ -42,8 +42,9 @@ use crate::delivery::{self, Delivery, LeaseWatch};
 use crate::launcher::{BotSpec, Launcher};
 use crate::leased::{Abandon, LeasedLauncher};
 use crate::metrics::WorkerMetrics;
-use crate::referee::{RunnerConfig, SeatSpec, play_match};
+use crate::referee::play_match;
 use crate::report::MatchReport;
+use crate::runner::{RunnerConfig, SeatSpec};
 use crate::submission;
 
 /// Largest submission archive a worker accepts: the limit every path a

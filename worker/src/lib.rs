@@ -1,8 +1,10 @@
 //! Arena's match runner.
 //!
-//! Layout: [`referee`] plays one match of any registered game: the builds,
-//! the turn loop over seats, faults and forfeits, the report and the replay.
-//! How a seat answers is a [`seat`] runtime: a bot process over pipes (split
+//! Layout: [`referee`] plays one match of any registered game: the turn
+//! loop over seats, faults and forfeits, the report and the replay, under
+//! the limits and with the errors of [`runner`]. [`seat::setup`] builds
+//! every bot and starts every seat before the first turn. How a seat
+//! answers is a [`seat`] runtime: a bot process over pipes (split
 //! into lines by [`lines`] under a length cap, non-blocking I/O from [`fd`],
 //! stderr kept in a [`capped_log`]), an in-engine baseline, a WebAssembly
 //! module in the wasm host ([`seat::wasm`]: `arena wasm-host`, metered by
@@ -32,12 +34,14 @@ pub mod programs;
 pub mod referee;
 pub mod replay;
 pub mod report;
+pub mod runner;
 pub mod sandboxed;
 pub mod seat;
 pub mod submission;
 
 pub use launcher::{BotSpec, Launcher};
 pub use process::ProcessLauncher;
-pub use referee::{MatchOutput, RunnerConfig, RunnerError, SeatSpec, play_match};
+pub use referee::play_match;
 pub use report::{Forfeit, MatchReport};
+pub use runner::{MatchOutput, RunnerConfig, RunnerError, SeatSpec};
 pub use sandboxed::SandboxLauncher;

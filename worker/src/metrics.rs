@@ -4,7 +4,7 @@
 
 use prometheus::{Histogram, HistogramOpts, IntCounterVec, Opts, Registry};
 
-use crate::referee::MatchOutput;
+use crate::runner::MatchOutput;
 
 #[derive(Clone)]
 pub struct WorkerMetrics {

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::{Answer, Offer, SeatRuntime};
 use crate::fd::Interest;
-use crate::referee::RunnerError;
+use crate::runner::RunnerError;
 
 /// A seat played by the game's baseline `name`.
 pub struct BaselineSeat {

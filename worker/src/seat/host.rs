@@ -15,7 +15,7 @@ use arena_engine::{FaultKind, Forfeit, Fuel};
 use super::process::ProcessSeat;
 use super::{Answer, Budget, Offer, SeatRuntime};
 use crate::fd::Interest;
-use crate::referee::RunnerError;
+use crate::runner::RunnerError;
 
 /// How long past a turn's budget a host may take to say it ran out.
 pub const HOST_MARGIN: Duration = Duration::from_secs(2);

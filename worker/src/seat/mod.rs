@@ -17,6 +17,7 @@ pub mod baseline;
 pub mod host;
 pub mod model;
 pub mod process;
+pub mod setup;
 pub mod wasm;
 pub mod wasm_compile;
 
@@ -25,7 +26,7 @@ use std::time::{Duration, Instant};
 use arena_engine::{FaultKind, Forfeit, Fuel, Match, Seat};
 
 use crate::fd::Interest;
-use crate::referee::RunnerError;
+use crate::runner::RunnerError;
 
 /// What a seat may spend on one frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

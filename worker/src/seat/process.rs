@@ -15,7 +15,7 @@ use crate::capped_log::CappedLog;
 use crate::fd::{self, Interest, ReadOutcome};
 use crate::launcher::{BotExit, BotHandle, BotSpec, LaunchError, LaunchedBot};
 use crate::lines::{Line, LineSplitter};
-use crate::referee::RunnerError;
+use crate::runner::RunnerError;
 
 /// A reply the seat is waiting to give.
 struct Pending {
