@@ -8,12 +8,13 @@ use axum::http::HeaderMap;
 use axum::response::Redirect;
 
 use crate::AppState;
-use crate::auth::{self, Viewer};
+use crate::auth;
 use crate::error::{WebError, WebResult};
 use crate::html::url_segment;
 use crate::ids::{MatchId, PathParams, TournamentId};
 use crate::pages::match_page;
 use crate::source;
+use crate::viewer::Viewer;
 
 fn require_admin(viewer: &Viewer, headers: &HeaderMap) -> WebResult<()> {
     auth::check_origin(headers)?;

@@ -86,6 +86,7 @@ mod tests {
         assert!(ASSETS.windows(2).all(|w| w[0].0 < w[1].0));
         assert!(find("style.css").is_some());
         assert!(find("live.js").is_some());
+        assert!(find("viewer/viewer.css").is_some());
         assert!(find("../Cargo.toml").is_none());
     }
 

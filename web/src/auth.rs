@@ -2,9 +2,13 @@
 //! (set by `POST /login`) or in `Authorization: Bearer TOKEN`; never in the
 //! URL (a query string is not read at all). An admin token (one of
 //! [`WebOptions::admin_tokens`](crate::WebOptions), compared in constant
-//! time) makes the viewer an organiser; an entrant token (resolved by the
+//! time) makes the [`Viewer`] an organiser; an entrant token (resolved by the
 //! coordinator) the owner of one submission; anything else, or nothing, a
-//! member of the public.
+//! member of the public. Also the CSRF check of every POST.
+//!
+//! The [`Viewer`] type itself lives in `viewer`, so `html` (the nav) and
+//! `error` (the error pages) need it without depending on this module,
+//! whose failures are [`WebError`]s: `auth` → `error` → `html` → `viewer`.
 
 use std::collections::BTreeSet;
 
@@ -16,52 +20,10 @@ use subtle::ConstantTimeEq;
 use crate::AppState;
 use crate::error::WebError;
 use crate::source;
+use crate::viewer::Viewer;
 
 /// The cookie the login form sets.
 pub const TOKEN_COOKIE: &str = "arena_token";
-
-/// The viewer of a page.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Viewer {
-    /// No token, or one that is not valid: read-only, no logs.
-    Public,
-    /// An entrant's token: also the logs of that submission's own seats.
-    Entrant {
-        /// The submission (entrant id) the token stands for.
-        submission: String,
-    },
-    /// An organiser: every log, and the cancel and rejudge actions.
-    Admin,
-}
-
-impl Viewer {
-    pub fn is_admin(&self) -> bool {
-        matches!(self, Viewer::Admin)
-    }
-
-    /// Whether the viewer may read the log of a seat played by `entrant`.
-    pub fn may_see_log_of(&self, entrant: &str) -> bool {
-        match self {
-            Viewer::Public => false,
-            Viewer::Entrant { submission } => submission == entrant,
-            Viewer::Admin => true,
-        }
-    }
-
-    /// A short label for the nav.
-    pub fn describe(&self) -> String {
-        match self {
-            Viewer::Public => "public".to_owned(),
-            Viewer::Entrant { submission } => {
-                format!(
-                    "entrant {}",
-                    submission.chars().take(12).collect::<String>()
-                )
-            }
-            Viewer::Admin => "organiser".to_owned(),
-        }
-    }
-}
 
 /// What a token makes its bearer.
 pub async fn resolve(state: &AppState, token: &str) -> Result<Viewer, WebError> {
@@ -216,16 +178,5 @@ mod tests {
         assert!(check_origin(&headers(&other)).is_err());
         assert!(check_origin(&headers(&[(header::ORIGIN, "null"), (header::HOST, "a")])).is_err());
         assert!(check_origin(&headers(&[(header::ORIGIN, "http://a")])).is_err());
-    }
-
-    #[test]
-    fn entrants_see_only_their_own_logs() {
-        let entrant = Viewer::Entrant {
-            submission: "abc".into(),
-        };
-        assert!(entrant.may_see_log_of("abc"));
-        assert!(!entrant.may_see_log_of("def"));
-        assert!(!Viewer::Public.may_see_log_of("abc"));
-        assert!(Viewer::Admin.may_see_log_of("def"));
     }
 }

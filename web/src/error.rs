@@ -10,8 +10,8 @@ use arena_coordinator::store::StoreError;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-use crate::auth::Viewer;
 use crate::html::{esc, page};
+use crate::viewer::Viewer;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WebError {

@@ -6,7 +6,7 @@ use std::fmt::{self, Display, Write as _};
 
 use axum::response::Html;
 
-use crate::auth::Viewer;
+use crate::viewer::Viewer;
 
 /// A value HTML-escaped for text and for attribute values in either quote.
 pub struct Escaped<T>(T);
@@ -91,7 +91,7 @@ pub fn page(title: &str, viewer: &Viewer, live: Option<&str>, body: &str) -> Htm
     out.push_str(body);
     out.push_str("</main>\n");
     if live.is_some() {
-        out.push_str("<script src=\"/assets/live.js\" defer></script>\n");
+        out.push_str("<script type=\"module\" src=\"/assets/live.js\"></script>\n");
     }
     out.push_str("</body>\n</html>\n");
     Html(out)

@@ -11,9 +11,16 @@
 //! what the pages show from the coordinator and formats each changing cell
 //! once, for the HTML and for the live snapshots alike; `html` escapes and
 //! lays pages out; `ids` checks ids from URLs before any store lookup;
-//! `auth` tells who is asking; `error` turns failures into status pages;
-//! `source` is the one module that calls the coordinator's replay, log,
-//! token, progress and rejudge APIs.
+//! `auth` tells who is asking (from the request's token) and checks the
+//! origin of POSTs; `viewer` is who that is (public, entrant, organiser);
+//! `error` turns failures into status pages; `source` is the one module
+//! that calls the coordinator's replay, log, token, progress and rejudge
+//! APIs. Among the lower modules the dependencies run one way: `auth` →
+//! `error` → `html` → `viewer`.
+//!
+//! The browser side is under `web/assets/`: `style.css` for the pages,
+//! `live.js` (an ES module) for live updates, and the replay viewer's ES
+//! modules and stylesheet under `viewer/` (see its README).
 //!
 //! # Routes
 //!
@@ -72,6 +79,7 @@ mod logs;
 mod pages;
 mod source;
 mod view;
+mod viewer;
 
 use std::collections::BTreeSet;
 use std::future::Future;

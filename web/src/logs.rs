@@ -8,11 +8,11 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::AppState;
-use crate::auth::Viewer;
 use crate::error::{WebError, WebResult};
 use crate::ids::{MatchId, PathParams};
 use crate::pages::match_page;
 use crate::source;
+use crate::viewer::Viewer;
 
 pub async fn seat_log(
     State(state): State<AppState>,

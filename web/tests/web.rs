@@ -302,7 +302,20 @@ async fn assets_have_their_content_type_and_cache_headers() {
             "text/javascript; charset=utf-8"
         );
     }
+    // The viewer's own stylesheet, which viewer.js links.
+    let viewer_css = server.get("/assets/viewer/viewer.css").await;
+    assert_eq!(viewer_css.status, 200);
+    assert_eq!(viewer_css.header("content-type"), "text/css; charset=utf-8");
+    assert!(viewer_css.text().contains(".viewer-controls"));
     server.get("/assets/viewer/../style.css").await.expect(404);
+    // Pages with live updates load live.js as a module.
+    assert!(
+        server
+            .get("/")
+            .await
+            .text()
+            .contains("<script type=\"module\" src=\"/assets/live.js\"></script>")
+    );
     // Every page links the stylesheet.
     assert!(
         server

@@ -6,10 +6,10 @@ use axum::extract::State;
 use axum::response::Html;
 
 use crate::AppState;
-use crate::auth::Viewer;
 use crate::error::WebResult;
 use crate::html::{esc, field_cell, page, url_segment};
 use crate::view::{self, LiveItem};
+use crate::viewer::Viewer;
 
 pub async fn index(State(state): State<AppState>, viewer: Viewer) -> WebResult<Html<String>> {
     let summaries = view::summaries(&state.coordinator).await?;

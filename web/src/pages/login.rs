@@ -10,9 +10,10 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
 use crate::AppState;
-use crate::auth::{self, TOKEN_COOKIE, Viewer};
+use crate::auth::{self, TOKEN_COOKIE};
 use crate::error::{WebError, WebResult};
 use crate::html::{esc, page};
+use crate::viewer::Viewer;
 
 #[derive(Deserialize)]
 pub struct LoginForm {

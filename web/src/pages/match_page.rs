@@ -13,12 +13,12 @@ use axum::extract::State;
 use axum::response::Html;
 
 use crate::AppState;
-use crate::auth::Viewer;
 use crate::error::{WebError, WebResult};
 use crate::html::{esc, num, page, place, url_segment};
 use crate::ids::{MatchId, PathParams};
 use crate::source;
 use crate::view::{self, TournamentView};
+use crate::viewer::Viewer;
 
 /// A match with its tournament, as the match's pages need it.
 pub struct Found {

@@ -7,11 +7,11 @@ use axum::extract::State;
 use axum::response::Html;
 
 use crate::AppState;
-use crate::auth::Viewer;
 use crate::error::WebResult;
 use crate::html::{esc, field_cell, page, url_segment};
 use crate::ids::{PathParams, TournamentId};
 use crate::view::{self, LiveItem, STANDING_HEADINGS, TournamentView};
+use crate::viewer::Viewer;
 use arena_coordinator::store::MatchState;
 
 pub async fn tournament(

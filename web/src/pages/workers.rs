@@ -9,10 +9,10 @@ use axum::extract::State;
 use axum::response::Html;
 
 use crate::AppState;
-use crate::auth::Viewer;
 use crate::error::{WebError, WebResult};
 use crate::html::{esc, page};
 use crate::source;
+use crate::viewer::Viewer;
 
 /// Per worker id: (matches played, failed attempts), over every tournament.
 async fn tallies(state: &AppState) -> WebResult<HashMap<String, (u64, u64)>> {

@@ -4,7 +4,7 @@
 // [{row, col, owner, cause, killers: [[row, col, owner]]}], scores[],
 // hives[] (food waiting to spawn) and forfeited[].
 
-import { seatColour } from "./palette.js";
+import { seatColour, seatNamer } from "./shared.js";
 
 const LAND = "#efe6d2";
 const WATER = "#3f6fa8";
@@ -122,7 +122,7 @@ function legend(model, index) {
 
 // Hills razed and colonies wiped out, found by comparing consecutive states.
 function events(model, names) {
-  const name = (seat) => names[seat] || `seat ${seat}`;
+  const name = seatNamer(names);
   const list = [];
   for (let i = 1; i < model.states.length; i++) {
     const before = model.states[i - 1];

@@ -1,29 +1,14 @@
 // Cell painting shared by the generals drawers: terrain, owner colour, army
-// count, and the three fog levels (visible, remembered, hidden).
+// count, and the three fog levels (visible, remembered, hidden). What a
+// seat sees is worked out with the fog helpers of shared.js.
 
-import { seatColour, cellFont, shortNumber } from "./palette.js";
+import { seatColour, cellFont, shortNumber } from "./shared.js";
 
 const PLAIN = "#dcdcdc";
 const MOUNTAIN = "#9b9b9b";
 const NEUTRAL_CITY = "#a8a8a8";
 const HIDDEN = "#2e2e2e";
 const HIDDEN_STRUCTURE = "#4a4a4a";
-
-// Eight-neighbourhood sight: every cell within one step (diagonals too) of a
-// cell some seat in `sees` owns. `ownerSeat(cell)` gives -1 for neutral.
-export function sightMask(width, height, ownerSeat, sees) {
-  const seen = new Uint8Array(width * height);
-  for (let cell = 0; cell < width * height; cell++) {
-    const seat = ownerSeat(cell);
-    if (seat < 0 || !sees(seat)) continue;
-    const row = Math.floor(cell / width);
-    const col = cell % width;
-    for (let r = Math.max(0, row - 1); r <= Math.min(height - 1, row + 1); r++) {
-      for (let c = Math.max(0, col - 1); c <= Math.min(width - 1, col + 1); c++) seen[r * width + c] = 1;
-    }
-  }
-  return seen;
-}
 
 // Traces a closed path through points given as fractions of the cell.
 function trace(ctx, x, y, cell, points) {

@@ -3,7 +3,8 @@
 // (seat or null), army[], seats[] (alive, crown cell, death_turn and each
 // seat's memory of the board: {kind, owner, seen}) and the events so far.
 
-import { paintCell, sightMask } from "./board.js";
+import { paintCell } from "./board.js";
+import { cachedSight, fogViews, seatNamer, sightMask, viewedSeat } from "./shared.js";
 
 function totals(state) {
   const seats = state.seats.length;
@@ -30,23 +31,15 @@ function prepare(states) {
 }
 
 function views(model, names) {
-  const list = [{ value: "all", label: "whole board" }];
-  for (let seat = 0; seat < model.seats; seat++) {
-    list.push({ value: String(seat), label: `${names[seat] || `seat ${seat}`}'s view` });
-  }
-  return list;
+  return fogViews(model.seats, names);
 }
 
 function sightOf(model, index, seat) {
-  const key = `${index}:${seat}`;
-  let mask = model.sight.get(key);
-  if (!mask) {
+  return cachedSight(model, index, seat, () => {
     const state = model.states[index];
     const { width, height } = state.params;
-    mask = sightMask(width, height, (cell) => (state.owner[cell] == null ? -1 : state.owner[cell]), (s) => s === seat);
-    model.sight.set(key, mask);
-  }
-  return mask;
+    return sightMask(width, height, (cell) => (state.owner[cell] == null ? -1 : state.owner[cell]), (s) => s === seat);
+  });
 }
 
 // A seat's view: what it sees now in full, what it saw before as remembered
@@ -54,7 +47,7 @@ function sightOf(model, index, seat) {
 function draw(ctx, model, index, view, cell) {
   const state = model.states[index];
   const width = state.params.width;
-  const seat = view === "all" || view == null ? -1 : Number(view);
+  const seat = viewedSeat(view);
   const seen = seat < 0 ? null : sightOf(model, index, seat);
   const memory = seat < 0 ? null : state.seats[seat].memory;
   for (let i = 0; i < state.kind.length; i++) {
@@ -86,7 +79,7 @@ function legend(model, index) {
 // Events are what changed between consecutive states: new entries in the
 // event log, or, for a seat that died without one, its alive flag.
 function events(model, names) {
-  const name = (seat) => names[seat] || `seat ${seat}`;
+  const name = seatNamer(names);
   const list = [];
   for (let i = 1; i < model.states.length; i++) {
     const before = model.states[i - 1];

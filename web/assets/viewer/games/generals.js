@@ -4,7 +4,8 @@
 // owner[] (0 neutral, 1 + seat), army[], generals[] (each seat's general
 // cell); classic adds seats[] with team and alive.
 
-import { paintCell, sightMask } from "./board.js";
+import { paintCell } from "./board.js";
+import { cachedSight, fogViews, seatNamer, sightMask, viewedSeat } from "./shared.js";
 
 const TERRAIN = { Plain: "plain", Mountain: "mountain", Castle: "city", General: "crown" };
 
@@ -43,34 +44,27 @@ function prepare(states) {
 }
 
 function views(model, names) {
-  const list = [{ value: "all", label: "whole board" }];
-  for (let seat = 0; seat < model.seats; seat++) {
-    list.push({ value: String(seat), label: `${names[seat] || `seat ${seat}`}'s view` });
-  }
-  return list;
+  return fogViews(model.seats, names);
 }
 
 // A seat sees what it or a teammate owns and every cell touching it.
 function sightOf(model, index, seat) {
-  const key = `${index}:${seat}`;
-  let mask = model.sight.get(key);
-  if (!mask) {
+  return cachedSight(model, index, seat, () => {
     const state = model.states[index];
     const team = teamOf(state, seat);
-    mask = sightMask(
+    return sightMask(
       state.width,
       state.height,
       (cell) => state.owner[cell] - 1,
       (other) => teamOf(state, other) === team,
     );
-    model.sight.set(key, mask);
-  }
-  return mask;
+  });
 }
 
 function draw(ctx, model, index, view, cell) {
   const state = model.states[index];
-  const seen = view === "all" || view == null ? null : sightOf(model, index, Number(view));
+  const seat = viewedSeat(view);
+  const seen = seat < 0 ? null : sightOf(model, index, seat);
   for (let i = 0; i < state.kind.length; i++) {
     const fog = !seen || seen[i] ? "visible" : "hidden";
     const terrain = TERRAIN[state.kind[i]] || "plain";
@@ -92,7 +86,7 @@ function legend(model, index) {
 // A general's cell changing hands is a capture; a seat's alive flag going
 // false (classic) is an elimination.
 function events(model, names) {
-  const name = (seat) => names[seat] || `seat ${seat}`;
+  const name = seatNamer(names);
   const list = [];
   for (let i = 1; i < model.states.length; i++) {
     const before = model.states[i - 1];

@@ -3,7 +3,7 @@
 // [{id, owner, x, y, cargo}], safe_zone {x0, y0, x1, y1} (inclusive) and
 // params.cargo_cap.
 
-import { seatColour, cellFont, shortNumber } from "./palette.js";
+import { seatColour, cellFont, shortNumber } from "./shared.js";
 
 const EMPTY = [246, 241, 230];
 const RICH = [139, 90, 20];
