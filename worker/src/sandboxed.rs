@@ -456,32 +456,10 @@ impl Launcher for SandboxLauncher {
         cancelled: &(dyn Fn() -> bool + Sync),
     ) -> Result<BuildReport, LaunchError> {
         let started = Instant::now();
-        if !bot.dir.is_dir() {
-            return Err(LaunchError::NotADirectory(bot.dir.clone()));
-        }
-        // From here on, a tree that cannot be a bot is the submission's
-        // fault: a build_failed result, never a requeue.
-        if let Some(problem) = bot.run_script_problem()
-            && !crate::launcher::entry_may_be_built(&bot.dir)
-        {
-            return Ok(BuildReport::failed(problem, started));
-        }
-        let hash = match submission::tree_hash(&bot.dir) {
-            Ok(hash) => hash,
-            Err(refused) if refused.is_submissions_fault() => {
-                return Ok(BuildReport::failed(with_cause(&refused), started));
-            }
-            Err(e) => return Err(tree_error(e)),
+        let key = match self.build_key(bot, started)? {
+            Ok(key) => key,
+            Err(refused) => return Ok(refused),
         };
-        let size =
-            submission::apparent_size(&bot.dir, self.build_output_cap).map_err(tree_error)?;
-        if size > self.build_output_cap {
-            return Ok(BuildReport::failed(
-                self.over_cap("the submission", size),
-                started,
-            ));
-        }
-        let key = format!("{hash}-{}", self.env_id());
         if let Some(report) = self.cached(&key) {
             return Ok(report);
         }
@@ -492,56 +470,7 @@ impl Launcher for SandboxLauncher {
             std::process::id(),
             self.scratch_seq.fetch_add(1, Ordering::Relaxed)
         ));
-        let tree = scratch.join(TREE_DIR);
-        let result = (|| {
-            fs::create_dir(&scratch).map_err(|e| LaunchError::io("create", &scratch, e))?;
-            if let Err(e) = submission::copy_tree(&bot.dir, &tree) {
-                if e.is_submissions_fault() {
-                    return Ok((Err(with_cause(&e)), Vec::new()));
-                }
-                return Err(tree_error(e));
-            }
-            let mut log = CappedLog::new(self.build_log_cap);
-            let end = if tree.join(BUILD_SCRIPT).is_file() {
-                self.run_build(&tree, wall_limit, &mut log, cancelled)?
-            } else {
-                BuildEnd::Exited(Ok(()))
-            };
-            // What is left must still be a bot, and within the cap.
-            let end = match end {
-                BuildEnd::Exited(Ok(())) => {
-                    let size = submission::apparent_size(&tree, self.build_output_cap)
-                        .map_err(|e| sandbox_error(&tree, e))?;
-                    match run_script_problem(&tree) {
-                        _ if size > self.build_output_cap => BuildEnd::OverCap(size),
-                        Some(problem) => {
-                            BuildEnd::Exited(Err(format!("after build.sh, {problem}")))
-                        }
-                        None => BuildEnd::Exited(Ok(())),
-                    }
-                }
-                other => other,
-            };
-            let end = match end {
-                BuildEnd::Exited(outcome) => Ok(outcome),
-                // Not cached: a later try (another limit, a calmer host) may pass.
-                BuildEnd::TimedOut => Err(format!(
-                    "build.sh ran over its wall limit of {wall_limit:.0?}"
-                )),
-                BuildEnd::OverCap(bytes) => Err(self.over_cap("the build's output", bytes)),
-                BuildEnd::Cancelled => {
-                    Err("the build was stopped: the match was abandoned".to_owned())
-                }
-            };
-            match end {
-                Ok(outcome) => {
-                    seal(&tree).map_err(|e| sandbox_error(&tree, e))?;
-                    Ok((Ok(outcome), log.contents()))
-                }
-                Err(uncached) => Ok((Err(uncached), log.contents())),
-            }
-        })();
-        let (outcome, log) = match result {
+        let (outcome, log) = match self.build_in(&scratch, bot, wall_limit, cancelled) {
             Ok((Ok(outcome), log)) => (outcome, log),
             Ok((Err(uncached), log)) => {
                 remove_scratch(&scratch);
@@ -554,33 +483,11 @@ impl Launcher for SandboxLauncher {
                 return Err(e);
             }
         };
-        let status = match &outcome {
-            Ok(()) => "ok".to_owned(),
-            Err(reason) => format!("failed: {reason}"),
-        };
-        let bytes = submission::apparent_size(&tree, u64::MAX)
-            .map_err(|e| sandbox_error(&tree, e))?
-            .saturating_add(log.len() as u64);
-        let write = |name: &str, bytes: &[u8]| {
-            fs::write(scratch.join(name), bytes)
-                .map_err(|e| LaunchError::io("write", &scratch.join(name), e))
-        };
-        let written = write(LOG_FILE, &log)
-            .and_then(|()| write(BYTES_FILE, bytes.to_string().as_bytes()))
-            .and_then(|()| write(STATUS_FILE, status.as_bytes()));
-        if let Err(e) = written {
-            remove_scratch(&scratch);
-            return Err(e);
-        }
-        let final_dir = self.cache_dir.join(&key);
-        if fs::rename(&scratch, &final_dir).is_err() {
-            // Another build of the same tree finished first; its result stands.
-            remove_scratch(&scratch);
-        }
+        self.keep(&scratch, &key, &outcome, &log)?;
         let mut report = self.cached(&key).ok_or_else(|| {
             LaunchError::io(
                 "read back the cached build",
-                &final_dir,
+                &self.cache_dir.join(&key),
                 std::io::Error::other("missing status"),
             )
         })?;
@@ -588,6 +495,134 @@ impl Launcher for SandboxLauncher {
         report.duration = started.elapsed();
         report.cached = false;
         Ok(report)
+    }
+}
+
+impl SandboxLauncher {
+    /// The build cache's key for `bot`: its tree's hash and this
+    /// environment. The inner `Err` is a failed build already: a tree that
+    /// cannot be a bot, or is over the output cap, is the submission's
+    /// fault (a build_failed result, never a requeue).
+    fn build_key(
+        &self,
+        bot: &BotSpec,
+        started: Instant,
+    ) -> Result<Result<String, BuildReport>, LaunchError> {
+        if !bot.dir.is_dir() {
+            return Err(LaunchError::NotADirectory(bot.dir.clone()));
+        }
+        if let Some(problem) = bot.run_script_problem()
+            && !crate::launcher::entry_may_be_built(&bot.dir)
+        {
+            return Ok(Err(BuildReport::failed(problem, started)));
+        }
+        let hash = match submission::tree_hash(&bot.dir) {
+            Ok(hash) => hash,
+            Err(refused) if refused.is_submissions_fault() => {
+                return Ok(Err(BuildReport::failed(with_cause(&refused), started)));
+            }
+            Err(e) => return Err(tree_error(e)),
+        };
+        let size =
+            submission::apparent_size(&bot.dir, self.build_output_cap).map_err(tree_error)?;
+        if size > self.build_output_cap {
+            return Ok(Err(BuildReport::failed(
+                self.over_cap("the submission", size),
+                started,
+            )));
+        }
+        Ok(Ok(format!("{hash}-{}", self.env_id())))
+    }
+
+    /// Copies `bot` into `scratch` and runs its `build.sh` there. The
+    /// outcome's inner `Err` is a failure not to cache (a later try may
+    /// pass); the `Ok` outcome is cached, success or failure. The scratch
+    /// directory is the caller's to remove on any `Err`.
+    fn build_in(
+        &self,
+        scratch: &Path,
+        bot: &BotSpec,
+        wall_limit: Duration,
+        cancelled: &(dyn Fn() -> bool + Sync),
+    ) -> Result<(Result<Result<(), String>, String>, Vec<u8>), LaunchError> {
+        let tree = scratch.join(TREE_DIR);
+        fs::create_dir(scratch).map_err(|e| LaunchError::io("create", scratch, e))?;
+        if let Err(e) = submission::copy_tree(&bot.dir, &tree) {
+            if e.is_submissions_fault() {
+                return Ok((Err(with_cause(&e)), Vec::new()));
+            }
+            return Err(tree_error(e));
+        }
+        let mut log = CappedLog::new(self.build_log_cap);
+        let end = if tree.join(BUILD_SCRIPT).is_file() {
+            self.run_build(&tree, wall_limit, &mut log, cancelled)?
+        } else {
+            BuildEnd::Exited(Ok(()))
+        };
+        let end = match self.still_a_bot(&tree, end)? {
+            BuildEnd::Exited(outcome) => Ok(outcome),
+            // Not cached: a later try (another limit, a calmer host) may pass.
+            BuildEnd::TimedOut => Err(format!(
+                "build.sh ran over its wall limit of {wall_limit:.0?}"
+            )),
+            BuildEnd::OverCap(bytes) => Err(self.over_cap("the build's output", bytes)),
+            BuildEnd::Cancelled => Err("the build was stopped: the match was abandoned".to_owned()),
+        };
+        if end.is_ok() {
+            seal(&tree).map_err(|e| sandbox_error(&tree, e))?;
+        }
+        Ok((end, log.contents()))
+    }
+
+    /// A build that exited well must have left a bot, within the cap.
+    fn still_a_bot(&self, tree: &Path, end: BuildEnd) -> Result<BuildEnd, LaunchError> {
+        let BuildEnd::Exited(Ok(())) = end else {
+            return Ok(end);
+        };
+        let size = submission::apparent_size(tree, self.build_output_cap)
+            .map_err(|e| sandbox_error(tree, e))?;
+        Ok(match run_script_problem(tree) {
+            _ if size > self.build_output_cap => BuildEnd::OverCap(size),
+            Some(problem) => BuildEnd::Exited(Err(format!("after build.sh, {problem}"))),
+            None => BuildEnd::Exited(Ok(())),
+        })
+    }
+
+    /// Writes the build's log, size and status beside its tree and moves
+    /// `scratch` into the cache as `key` (unless another build of the same
+    /// tree got there first; its result stands).
+    fn keep(
+        &self,
+        scratch: &Path,
+        key: &str,
+        outcome: &Result<(), String>,
+        log: &[u8],
+    ) -> Result<(), LaunchError> {
+        let tree = scratch.join(TREE_DIR);
+        let status = match outcome {
+            Ok(()) => "ok".to_owned(),
+            Err(reason) => format!("failed: {reason}"),
+        };
+        let written = submission::apparent_size(&tree, u64::MAX)
+            .map_err(|e| sandbox_error(&tree, e))
+            .and_then(|bytes| {
+                let bytes = bytes.saturating_add(log.len() as u64);
+                let write = |name: &str, bytes: &[u8]| {
+                    fs::write(scratch.join(name), bytes)
+                        .map_err(|e| LaunchError::io("write", &scratch.join(name), e))
+                };
+                write(LOG_FILE, log)
+                    .and_then(|()| write(BYTES_FILE, bytes.to_string().as_bytes()))
+                    .and_then(|()| write(STATUS_FILE, status.as_bytes()))
+            });
+        if let Err(e) = written {
+            remove_scratch(scratch);
+            return Err(e);
+        }
+        if fs::rename(scratch, self.cache_dir.join(key)).is_err() {
+            remove_scratch(scratch);
+        }
+        Ok(())
     }
 }
 
