@@ -14,7 +14,7 @@
 //! started through the launcher, confined exactly as the seat's bot would
 //! be, and spoken to over the same pipes. [`launcher`] is
 //! the seam between the runner and whatever starts bot processes
-//! ([`process`] runs them as plain child processes, [`sandboxed`] confines
+//! ([`plain_launcher`] runs them as plain child processes, [`sandboxed`] confines
 //! them; [`programs`] reads which programs a `run.sh` starts). [`report`] is
 //! the result document, [`replay`] reads and writes replay files.
 //! [`daemon`] is the worker that leases matches from a coordinator,
@@ -29,7 +29,7 @@ pub mod launcher;
 pub mod leased;
 pub mod lines;
 pub mod metrics;
-pub mod process;
+pub mod plain_launcher;
 pub mod programs;
 pub mod referee;
 pub mod replay;
@@ -40,7 +40,7 @@ pub mod seat;
 pub mod submission;
 
 pub use launcher::{BotSpec, Launcher};
-pub use process::ProcessLauncher;
+pub use plain_launcher::ProcessLauncher;
 pub use referee::play_match;
 pub use report::{Forfeit, MatchReport};
 pub use runner::{MatchOutput, RunnerConfig, RunnerError, SeatSpec};

@@ -17,12 +17,12 @@
 //!
 //! # Layout
 //!
-//! - [`client`]: the connection to the coordinator and its bearer token.
-//! - [`heartbeat`]: the leases in flight and the task that extends them.
-//! - [`job`]: one leased match, from lease to report; [`fetch`] gets its
-//!   submissions, [`lease_setup`] turns the lease into a game and limits,
-//!   [`report`] sends the result or the failure back.
-//! - [`error`]: why a job could not play its match.
+//! - `client`: the connection to the coordinator and its bearer token.
+//! - `heartbeat`: the leases in flight and the task that extends them.
+//! - `job`: one leased match, from lease to report; `fetch` gets its
+//!   submissions, `lease_setup` turns the lease into a game and limits,
+//!   `report` sends the result or the failure back.
+//! - `error`: why a job could not play its match.
 
 mod client;
 mod error;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use arena_engine::{FaultKind, Forfeit, Fuel};
 
-use super::process::ProcessSeat;
+use super::bot_process::ProcessSeat;
 use super::{Answer, Budget, Offer, SeatRuntime};
 use crate::fd::Interest;
 use crate::runner::RunnerError;

@@ -2,7 +2,7 @@
 //!
 //! The referee plays the turn loop; a seat answers through a [`SeatRuntime`]:
 //! offer it a frame with a [`Budget`], poll it until it gives an [`Answer`].
-//! [`process`] is a bot process over pipes (plain or sandboxed, as the
+//! [`bot_process`] is a bot process over pipes (plain or sandboxed, as the
 //! launcher decides); [`baseline`] is an in-engine baseline, a pure function
 //! of the seat's own view; [`wasm`] is a WebAssembly module in the wasm
 //! host, a platform program started inside the seat's sandbox and spoken to
@@ -14,9 +14,9 @@
 //! in the same confinement before its first match.
 
 pub mod baseline;
+pub mod bot_process;
 pub mod host;
 pub mod model;
-pub mod process;
 pub mod setup;
 pub mod wasm;
 pub mod wasm_compile;

@@ -23,8 +23,8 @@ use arena_engine::registry::ModelLimits;
 use arena_engine::{FaultKind, Forfeit};
 
 use super::Answer;
+use super::bot_process::ProcessSeat;
 use super::host::{HostProtocol, HostSeat};
-use super::process::ProcessSeat;
 
 /// What a worker needs to run model-graph seats.
 #[derive(Clone, Debug)]

@@ -6,8 +6,8 @@
 
 use super::SeatRuntime;
 use super::baseline::BaselineSeat;
+use super::bot_process::{ProcessLimits, ProcessSeat};
 use super::model::ModelSeat;
-use super::process::{ProcessLimits, ProcessSeat};
 use super::wasm::WasmSeat;
 use crate::launcher::{BotSpec, LaunchError, Launcher};
 use crate::runner::{BuildSummary, RunnerConfig, RunnerError, SeatSpec};

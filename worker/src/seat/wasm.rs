@@ -25,8 +25,8 @@ use arena_wasm::wire::{self, HostMessage, TurnRequest};
 use arena_wasm::{HostLimits, ModuleCache};
 
 use super::Answer;
+use super::bot_process::ProcessSeat;
 use super::host::{HostProtocol, HostSeat};
-use super::process::ProcessSeat;
 use super::wasm_compile::{self, Compiled};
 use crate::launcher::{BotSpec, LaunchError, Launcher, WASM_MODULE};
 
@@ -87,7 +87,7 @@ impl WasmSupport {
 
     /// Checks and compiles `bot`'s `bot.wasm` (once: later calls find it in
     /// the cache), in `arena wasm-compile` started by `launcher` for `seat`
-    /// under `wall_limit` (see [`wasm_compile`](super::wasm_compile)). The
+    /// under `wall_limit` (see [`super::wasm_compile`]). The
     /// inner `Err` is the submission's fault, with the reason.
     pub fn prepare(
         &self,
