@@ -176,10 +176,9 @@ pub(crate) fn report_and_exit(error_fd: RawFd, (stage, errno): Failure) -> ! {
     report[4..].copy_from_slice(&errno.to_ne_bytes());
     // SAFETY: writes a stack buffer to a descriptor we own; nothing else to do
     // if the parent is gone.
-    unsafe {
-        libc::write(error_fd, report.as_ptr().cast(), report.len());
-        libc::_exit(127);
-    }
+    unsafe { libc::write(error_fd, report.as_ptr().cast(), report.len()) };
+    // SAFETY: ends this process without running anything of the parent's.
+    unsafe { libc::_exit(127) }
 }
 
 enum Never {}
@@ -201,201 +200,347 @@ pub(crate) fn check(rc: libc::c_long, stage: Stage) -> Result<(), Failure> {
     }
 }
 
+/// The sequence of the module documentation, one step per call. Each step
+/// is a few system calls on descriptors, pointers and NUL-terminated strings
+/// that the parent prepared and keeps alive (this process has its own copy
+/// of the parent's memory), in a process that has just been cloned and runs
+/// no other thread; each reports its own [`Stage`].
 fn confine_and_exec(s: &ChildSetup<'_>) -> Result<Never, Failure> {
-    // SAFETY (whole function): plain system calls on descriptors, pointers and
-    // NUL-terminated strings that the parent prepared and keeps alive (this
-    // process has its own copy of the parent's memory), in a process that has
-    // just been cloned and runs no other thread.
-    unsafe {
-        if let Launch::Ordered(_) = &s.launch {
-            // Named for what it is while it waits, not as a copy of the
-            // runner, from before anyone can see it in the leaf.
-            init::show_as(s.init.runner_args, READY_NAME);
-            libc::prctl(libc::PR_SET_NAME, READY_NAME.as_ptr(), 0, 0, 0);
-        }
-        for &fd in s.procs_fds {
-            check(
-                libc::write(fd, b"0".as_ptr().cast(), 1) as _,
-                Stage::JoinCgroup,
-            )?;
-        }
-        libc::close(s.parent_alive_writer);
-        // The runner dying must not leave the bot running unconfined in time.
-        check(
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) as _,
-            Stage::ParentDeathSignal,
-        )?;
-        for (target, &fd) in s.stdio.iter().enumerate() {
-            check(libc::dup2(fd, target as RawFd) as _, Stage::Stdio)?;
-        }
-        match s.netns_fd {
-            Some(fd) => check(libc::setns(fd, libc::CLONE_NEWNET) as _, Stage::JoinNetwork)?,
-            None => crate::netns::loopback_up()
-                .map_err(|e| (Stage::Loopback, e.raw_os_error().unwrap_or(libc::EIO)))?,
-        }
-        if let Launch::Ordered(inbox) = &s.launch {
-            // It may wait long: it must not keep the runner's sockets and
-            // pipes open meanwhile.
-            close_all_but([
-                0,
-                1,
-                2,
-                s.error_fd,
-                s.init.report_fd,
-                s.parent_alive_fd,
-                inbox.socket,
-            ])?;
-        }
-        check(
-            libc::unshare(libc::CLONE_NEWCGROUP) as _,
-            Stage::CgroupNamespace,
-        )?;
-
-        // No mount event may propagate back to the host.
-        check(
-            libc::mount(
-                std::ptr::null(),
-                c"/".as_ptr(),
-                std::ptr::null(),
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            ) as _,
-            Stage::PrivateMounts,
-        )?;
-        for step in s.rootfs {
-            run_step(step)?;
-        }
-        check(
-            libc::sethostname(s.hostname.as_ptr().cast(), s.hostname.len()) as _,
-            Stage::Hostname,
-        )?;
-
-        for &(resource, value) in s.rlimits {
-            let limit = libc::rlimit {
-                rlim_cur: value,
-                rlim_max: value,
-            };
-            check(libc::setrlimit(resource as _, &limit) as _, Stage::Rlimit)?;
-        }
-
-        for cap in 0..=s.cap_last_cap {
-            check(
-                libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) as _,
-                Stage::DropBoundingSet,
-            )?;
-        }
-        check(
-            libc::prctl(
-                libc::PR_CAP_AMBIENT,
-                libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
-                0,
-                0,
-                0,
-            ) as _,
-            Stage::ClearAmbient,
-        )?;
-
-        let program = match &s.launch {
-            Launch::Now(program) => *program,
-            Launch::Ordered(inbox) => await_order(inbox)?,
-        };
-
-        bind_program_dir(program.app_dir, s.app_target, !program.app_writable)?;
-        // pivot_root(".", ".") stacks the old root on the new one, so the
-        // (read-only, shared) new root needs no directory to park it in;
-        // detaching the top of "." then leaves only the new root.
-        check(libc::chdir(s.new_root.as_ptr()) as _, Stage::PivotRoot)?;
-        check(
-            libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()),
-            Stage::PivotRoot,
-        )?;
-        check(
-            libc::umount2(c".".as_ptr(), libc::MNT_DETACH) as _,
-            Stage::DetachOldRoot,
-        )?;
-        check(libc::chdir(c"/".as_ptr()) as _, Stage::DetachOldRoot)?;
-        check(
-            libc::mount(
-                std::ptr::null(),
-                c"/".as_ptr(),
-                std::ptr::null(),
-                libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
-                std::ptr::null(),
-            ) as _,
-            Stage::ReadOnlyRoot,
-        )?;
-
-        // Raw system calls, not the C library's wrappers: those first
-        // synchronise the credential change with every thread the library
-        // believes exists, and a clone of a multi-threaded runner has only
-        // this one, so they can wait forever.
-        check(
-            libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()),
-            Stage::SetGroups,
-        )?;
-        check(
-            libc::syscall(libc::SYS_setresgid, program.gid, program.gid, program.gid),
-            Stage::SetGid,
-        )?;
-        check(
-            libc::syscall(libc::SYS_setresuid, program.uid, program.uid, program.uid),
-            Stage::SetUid,
-        )?;
-        // setresuid cleared effective and permitted; inheritable goes too.
-        clear_capabilities()?;
-        // A credential change resets the parent-death signal: arm it again,
-        // then make sure the parent did not die before it was armed (the
-        // pipe's write end lives only in the parent, so EOF means it is gone).
-        check(
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) as _,
-            Stage::ParentDeathSignal,
-        )?;
-        let mut alive = libc::pollfd {
-            fd: s.parent_alive_fd,
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        if libc::poll(&mut alive, 1, 0) != 0 {
-            libc::_exit(127);
-        }
-        check(
-            libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) as _,
-            Stage::NoNewPrivs,
-        )?;
-        check(libc::chdir(s.cwd.as_ptr()) as _, Stage::Chdir)?;
-        // Nothing the parent had open may reach the program.
-        check(
-            libc::syscall(
-                libc::SYS_close_range,
-                3u32,
-                u32::MAX,
-                libc::CLOSE_RANGE_CLOEXEC,
-            ),
-            Stage::CloseFds,
-        )?;
-        for filter in s.filters {
-            check(
-                libc::prctl(
-                    libc::PR_SET_SECCOMP,
-                    libc::SECCOMP_MODE_FILTER as libc::c_ulong,
-                    filter as *const libc::sock_fprog,
-                    0,
-                    0,
-                ) as _,
-                Stage::Seccomp,
-            )?;
-        }
-        // The bot execs from a child; this process stays as the init.
-        Err(init::start_bot(
-            &s.init,
-            &init::BotExec {
-                program: program.program,
-                argv: program.argv,
-                envp: program.envp,
-                error_fd: s.error_fd,
-            },
-        ))
+    if let Launch::Ordered(_) = &s.launch {
+        // Named for what it is while it waits, not as a copy of the
+        // runner, from before anyone can see it in the leaf.
+        show_as_ready(s.init.runner_args);
     }
+    join_cgroup(s.procs_fds)?;
+    close_fd(s.parent_alive_writer);
+    // The runner dying must not leave the bot running unconfined in time.
+    set_parent_death_signal()?;
+    redirect_stdio(&s.stdio)?;
+    match s.netns_fd {
+        Some(fd) => join_network(fd)?,
+        None => bring_up_loopback()?,
+    }
+    if let Launch::Ordered(inbox) = &s.launch {
+        // It may wait long: it must not keep the runner's sockets and
+        // pipes open meanwhile.
+        close_all_but([
+            0,
+            1,
+            2,
+            s.error_fd,
+            s.init.report_fd,
+            s.parent_alive_fd,
+            inbox.socket,
+        ])?;
+    }
+    hide_cgroup_path()?;
+    // No mount event may propagate back to the host.
+    make_mounts_private()?;
+    build_root(s.rootfs)?;
+    set_hostname(s.hostname)?;
+    set_rlimits(s.rlimits)?;
+    drop_bounding_set(s.cap_last_cap)?;
+    clear_ambient()?;
+
+    let program = match &s.launch {
+        Launch::Now(program) => *program,
+        // SAFETY: the inbox describes room the parent allocated before the
+        // clone, whose copy this process owns (see [`Inbox`]).
+        Launch::Ordered(inbox) => unsafe { await_order(inbox) }?,
+    };
+
+    bind_program_dir(program.app_dir, s.app_target, !program.app_writable)?;
+    pivot_root(s.new_root)?;
+    detach_old_root()?;
+    remount_root_read_only()?;
+    clear_groups()?;
+    set_gid(program.gid)?;
+    set_uid(program.uid)?;
+    // setresuid cleared effective and permitted; inheritable goes too.
+    clear_capabilities()?;
+    // A credential change resets the parent-death signal: arm it again,
+    // then make sure the parent did not die before it was armed.
+    set_parent_death_signal()?;
+    exit_if_parent_gone(s.parent_alive_fd);
+    set_no_new_privs()?;
+    change_dir(s.cwd)?;
+    // Nothing the parent had open may reach the program.
+    close_inherited_fds()?;
+    install_seccomp(s.filters)?;
+    // The bot execs from a child; this process stays as the init.
+    let exec = init::BotExec {
+        program: program.program,
+        argv: program.argv,
+        envp: program.envp,
+        error_fd: s.error_fd,
+    };
+    // SAFETY: called from the confined child after the whole confinement
+    // sequence, with no other thread in the process; `exec` points into
+    // strings the parent keeps alive.
+    Err(unsafe { init::start_bot(&s.init, &exec) })
+}
+
+/// Shows this process as [`READY_NAME`] (command line and name) while it
+/// waits for its order.
+fn show_as_ready(runner_args: (usize, usize)) {
+    // SAFETY: `runner_args` is the argument area of the runner, read from
+    // /proc/self/stat by the parent; this process owns its copy of it.
+    unsafe { init::show_as(runner_args, READY_NAME) };
+    // SAFETY: PR_SET_NAME reads a NUL-terminated static string.
+    unsafe { libc::prctl(libc::PR_SET_NAME, READY_NAME.as_ptr(), 0, 0, 0) };
+}
+
+/// Joins the leaf in every hierarchy, by writing to its `cgroup.procs`.
+fn join_cgroup(procs_fds: &[RawFd]) -> Result<(), Failure> {
+    for &fd in procs_fds {
+        // SAFETY: writes one byte of a static string to a descriptor the
+        // parent opened for this.
+        let rc = unsafe { libc::write(fd, b"0".as_ptr().cast(), 1) };
+        check(rc as _, Stage::JoinCgroup)?;
+    }
+    Ok(())
+}
+
+/// Closes one descriptor of this process, ignoring errors.
+fn close_fd(fd: RawFd) {
+    // SAFETY: closes a descriptor of this process, which nothing else uses.
+    unsafe { libc::close(fd) };
+}
+
+/// Arms SIGKILL as the parent-death signal.
+fn set_parent_death_signal() -> Result<(), Failure> {
+    // SAFETY: prctl with integer arguments only.
+    let rc = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
+    check(rc as _, Stage::ParentDeathSignal)
+}
+
+/// Makes the child's pipe ends its stdin, stdout and stderr.
+fn redirect_stdio(stdio: &[RawFd; 3]) -> Result<(), Failure> {
+    for (target, &fd) in stdio.iter().enumerate() {
+        // SAFETY: duplicates a descriptor of this process onto 0, 1 or 2.
+        let rc = unsafe { libc::dup2(fd, target as RawFd) };
+        check(rc as _, Stage::Stdio)?;
+    }
+    Ok(())
+}
+
+/// Joins the network namespace made ahead (see [`crate::netns`]).
+fn join_network(netns_fd: RawFd) -> Result<(), Failure> {
+    // SAFETY: setns on a namespace descriptor the parent opened.
+    let rc = unsafe { libc::setns(netns_fd, libc::CLONE_NEWNET) };
+    check(rc as _, Stage::JoinNetwork)
+}
+
+/// Brings up `lo` in the network namespace the clone made.
+fn bring_up_loopback() -> Result<(), Failure> {
+    crate::netns::loopback_up()
+        .map_err(|e| (Stage::Loopback, e.raw_os_error().unwrap_or(libc::EIO)))
+}
+
+/// Hides the cgroup path: a new cgroup namespace rooted at the leaf.
+fn hide_cgroup_path() -> Result<(), Failure> {
+    // SAFETY: unshare with a flag only.
+    let rc = unsafe { libc::unshare(libc::CLONE_NEWCGROUP) };
+    check(rc as _, Stage::CgroupNamespace)
+}
+
+/// Makes every mount of this mount namespace private.
+fn make_mounts_private() -> Result<(), Failure> {
+    // SAFETY: mount reads a static NUL-terminated path; the null pointers
+    // are allowed for a propagation change.
+    let rc = unsafe {
+        libc::mount(
+            std::ptr::null(),
+            c"/".as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        )
+    };
+    check(rc as _, Stage::PrivateMounts)
+}
+
+/// Runs every step of the root but the program's directory.
+fn build_root(steps: &[Step]) -> Result<(), Failure> {
+    for step in steps {
+        run_step(step)?;
+    }
+    Ok(())
+}
+
+/// Names the host.
+fn set_hostname(hostname: &[u8]) -> Result<(), Failure> {
+    // SAFETY: sethostname reads `hostname.len()` bytes of a valid slice.
+    let rc = unsafe { libc::sethostname(hostname.as_ptr().cast(), hostname.len()) };
+    check(rc as _, Stage::Hostname)
+}
+
+/// Sets each `(resource, value)` as both the soft and the hard limit.
+fn set_rlimits(rlimits: &[(u32, u64)]) -> Result<(), Failure> {
+    for &(resource, value) in rlimits {
+        let limit = libc::rlimit {
+            rlim_cur: value,
+            rlim_max: value,
+        };
+        // SAFETY: setrlimit reads a valid rlimit on the stack.
+        let rc = unsafe { libc::setrlimit(resource as _, &limit) };
+        check(rc as _, Stage::Rlimit)?;
+    }
+    Ok(())
+}
+
+/// Drops every capability up to `cap_last_cap` from the bounding set.
+fn drop_bounding_set(cap_last_cap: u32) -> Result<(), Failure> {
+    for cap in 0..=cap_last_cap {
+        // SAFETY: prctl with integer arguments only.
+        let rc = unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) };
+        check(rc as _, Stage::DropBoundingSet)?;
+    }
+    Ok(())
+}
+
+/// Empties the ambient capability set.
+fn clear_ambient() -> Result<(), Failure> {
+    // SAFETY: prctl with integer arguments only.
+    let rc = unsafe {
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+            0,
+            0,
+            0,
+        )
+    };
+    check(rc as _, Stage::ClearAmbient)
+}
+
+/// Moves into the new root. pivot_root(".", ".") stacks the old root on
+/// the new one, so the (read-only, shared) new root needs no directory to
+/// park it in; [`detach_old_root`] then leaves only the new root.
+fn pivot_root(new_root: &CStr) -> Result<(), Failure> {
+    // SAFETY: chdir reads a NUL-terminated string the caller keeps alive.
+    let rc = unsafe { libc::chdir(new_root.as_ptr()) };
+    check(rc as _, Stage::PivotRoot)?;
+    // SAFETY: pivot_root reads two static NUL-terminated paths.
+    let rc = unsafe { libc::syscall(libc::SYS_pivot_root, c".".as_ptr(), c".".as_ptr()) };
+    check(rc, Stage::PivotRoot)
+}
+
+/// Detaches the old root stacked on top of "." by [`pivot_root`].
+fn detach_old_root() -> Result<(), Failure> {
+    // SAFETY: umount2 reads a static NUL-terminated path.
+    let rc = unsafe { libc::umount2(c".".as_ptr(), libc::MNT_DETACH) };
+    check(rc as _, Stage::DetachOldRoot)?;
+    // SAFETY: chdir reads a static NUL-terminated path.
+    let rc = unsafe { libc::chdir(c"/".as_ptr()) };
+    check(rc as _, Stage::DetachOldRoot)
+}
+
+/// Remounts the new root read-only, nosuid and nodev.
+fn remount_root_read_only() -> Result<(), Failure> {
+    // SAFETY: mount reads a static NUL-terminated path; the null pointers
+    // are allowed for a remount.
+    let rc = unsafe {
+        libc::mount(
+            std::ptr::null(),
+            c"/".as_ptr(),
+            std::ptr::null(),
+            libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+            std::ptr::null(),
+        )
+    };
+    check(rc as _, Stage::ReadOnlyRoot)
+}
+
+// The credential steps make raw system calls, not the C library's wrappers:
+// those first synchronise the credential change with every thread the
+// library believes exists, and a clone of a multi-threaded runner has only
+// this one, so they can wait forever.
+
+/// Drops every supplementary group.
+fn clear_groups() -> Result<(), Failure> {
+    // SAFETY: setgroups with an empty list reads nothing.
+    let rc = unsafe { libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()) };
+    check(rc, Stage::SetGroups)
+}
+
+/// Sets the real, effective and saved gid.
+fn set_gid(gid: libc::gid_t) -> Result<(), Failure> {
+    // SAFETY: setresgid with integer arguments only.
+    let rc = unsafe { libc::syscall(libc::SYS_setresgid, gid, gid, gid) };
+    check(rc, Stage::SetGid)
+}
+
+/// Sets the real, effective and saved uid (which clears the effective and
+/// permitted capability sets).
+fn set_uid(uid: libc::uid_t) -> Result<(), Failure> {
+    // SAFETY: setresuid with integer arguments only.
+    let rc = unsafe { libc::syscall(libc::SYS_setresuid, uid, uid, uid) };
+    check(rc, Stage::SetUid)
+}
+
+/// Exits quietly if the parent is gone: the pipe's write end lives only in
+/// the parent, so a readable (EOF) read end means it died.
+fn exit_if_parent_gone(parent_alive_fd: RawFd) {
+    let mut alive = libc::pollfd {
+        fd: parent_alive_fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: polls one valid pollfd on the stack, without waiting.
+    if unsafe { libc::poll(&mut alive, 1, 0) } != 0 {
+        // SAFETY: ends this process without running anything of the parent's.
+        unsafe { libc::_exit(127) };
+    }
+}
+
+/// Sets no_new_privs (required for an unprivileged seccomp filter).
+fn set_no_new_privs() -> Result<(), Failure> {
+    // SAFETY: prctl with integer arguments only.
+    let rc = unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) };
+    check(rc as _, Stage::NoNewPrivs)
+}
+
+/// Changes to the program's working directory.
+fn change_dir(cwd: &CStr) -> Result<(), Failure> {
+    // SAFETY: chdir reads a NUL-terminated string the caller keeps alive.
+    let rc = unsafe { libc::chdir(cwd.as_ptr()) };
+    check(rc as _, Stage::Chdir)
+}
+
+/// Marks every descriptor from 3 up close-on-exec.
+fn close_inherited_fds() -> Result<(), Failure> {
+    // SAFETY: close_range with integer arguments, on this process's
+    // descriptors only.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            3u32,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    check(rc, Stage::CloseFds)
+}
+
+/// Installs the seccomp filters, in order (last, since they deny `mount`
+/// and friends used above).
+fn install_seccomp(filters: &[libc::sock_fprog]) -> Result<(), Failure> {
+    for filter in filters {
+        // SAFETY: the filter program points at instructions the parent
+        // compiled and keeps alive; the kernel copies it.
+        let rc = unsafe {
+            libc::prctl(
+                libc::PR_SET_SECCOMP,
+                libc::SECCOMP_MODE_FILTER as libc::c_ulong,
+                filter as *const libc::sock_fprog,
+                0,
+                0,
+            )
+        };
+        check(rc as _, Stage::Seccomp)?;
+    }
+    Ok(())
 }
 
 /// Closes every descriptor but `keep` (without allocating: the list is
@@ -424,38 +569,41 @@ fn close_all_but<const N: usize>(mut keep: [RawFd; N]) -> Result<(), Failure> {
 /// # Safety
 /// `inbox` describes room this process owns (see [`Inbox`]).
 unsafe fn await_order(inbox: &Inbox) -> Result<Program<'static>, Failure> {
-    // SAFETY: system calls on buffers the parent allocated before the clone.
-    unsafe {
-        let ready = [ready::READY_BYTE];
-        check(
-            libc::send(inbox.socket, ready.as_ptr().cast(), 1, libc::MSG_NOSIGNAL) as _,
-            Stage::AnnounceReady,
-        )?;
-        let received = loop {
-            let n = libc::recv(inbox.socket, inbox.buffer.cast(), inbox.buffer_len, 0);
-            if n < 0 && errno() == libc::EINTR {
-                continue;
-            }
-            check(n as _, Stage::AwaitOrder)?;
-            break n as usize;
-        };
-        if received == 0 {
-            libc::_exit(0);
+    let ready = [ready::READY_BYTE];
+    // SAFETY: sends one byte of a stack buffer on the inbox socket.
+    let rc = unsafe { libc::send(inbox.socket, ready.as_ptr().cast(), 1, libc::MSG_NOSIGNAL) };
+    check(rc as _, Stage::AnnounceReady)?;
+    let received = loop {
+        // SAFETY: receives into the inbox buffer, `buffer_len` bytes of room
+        // this process owns (the function's contract).
+        let n = unsafe { libc::recv(inbox.socket, inbox.buffer.cast(), inbox.buffer_len, 0) };
+        if n < 0 && errno() == libc::EINTR {
+            continue;
         }
-        if received >= inbox.buffer_len {
-            return Err((Stage::ReadOrder, libc::E2BIG));
-        }
-        libc::close(inbox.socket);
-        let bytes = std::slice::from_raw_parts(inbox.buffer.cast_const(), received);
-        let pointers = std::slice::from_raw_parts_mut(inbox.pointers, inbox.pointers_len);
-        ready::decode(bytes, pointers).ok_or((Stage::ReadOrder, libc::EINVAL))
+        check(n as _, Stage::AwaitOrder)?;
+        break n as usize;
+    };
+    if received == 0 {
+        // SAFETY: ends this process without running anything of the parent's.
+        unsafe { libc::_exit(0) };
     }
+    if received >= inbox.buffer_len {
+        return Err((Stage::ReadOrder, libc::E2BIG));
+    }
+    close_fd(inbox.socket);
+    // SAFETY: the first `received` bytes of the buffer were just written,
+    // and nothing else refers to it (the function's contract).
+    let bytes = unsafe { std::slice::from_raw_parts(inbox.buffer.cast_const(), received) };
+    // SAFETY: `pointers_len` pointers of room this process owns, distinct
+    // from the buffer (the function's contract).
+    let pointers = unsafe { std::slice::from_raw_parts_mut(inbox.pointers, inbox.pointers_len) };
+    ready::decode(bytes, pointers).ok_or((Stage::ReadOrder, libc::EINVAL))
 }
 
 /// Binds the program's directory on its mount point, recursively, and
 /// (for a match) makes it and everything below it read-only and nosuid.
 fn bind_program_dir(source: &CStr, target: &CStr, read_only: bool) -> Result<(), Failure> {
-    // SAFETY: system calls on NUL-terminated strings the caller keeps alive.
+    // SAFETY: mount reads NUL-terminated strings the caller keeps alive.
     let rc = unsafe {
         libc::mount(
             source.as_ptr(),
@@ -505,72 +653,78 @@ fn read_only_tree(target: &CStr) -> Result<(), Failure> {
 /// Moves the calling thread (only) into a new mount namespace: call it on
 /// the sandbox's spawner thread, which exists for this.
 pub(crate) unsafe fn prepare_template(steps: &[Step]) -> Result<(), Failure> {
-    // SAFETY: system calls on NUL-terminated strings the caller keeps alive.
-    unsafe {
-        check(libc::unshare(libc::CLONE_NEWNS) as _, Stage::PrivateMounts)?;
-        check(
-            libc::mount(
-                std::ptr::null(),
-                c"/".as_ptr(),
-                std::ptr::null(),
-                libc::MS_REC | libc::MS_SLAVE,
-                std::ptr::null(),
-            ) as _,
-            Stage::PrivateMounts,
-        )?;
-        for step in steps {
-            run_step(step)?;
-        }
-        Ok(())
-    }
+    // SAFETY: unshare with a flag only; the caller's contract says this
+    // thread may leave its mount namespace.
+    let rc = unsafe { libc::unshare(libc::CLONE_NEWNS) };
+    check(rc as _, Stage::PrivateMounts)?;
+    // SAFETY: mount reads a static NUL-terminated path; the null pointers
+    // are allowed for a propagation change.
+    let rc = unsafe {
+        libc::mount(
+            std::ptr::null(),
+            c"/".as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_SLAVE,
+            std::ptr::null(),
+        )
+    };
+    check(rc as _, Stage::PrivateMounts)?;
+    build_root(steps)
 }
 
-/// # Safety
-/// Called only from [`confine_and_exec`] and [`prepare_template`]; the
-/// step's strings are valid.
-unsafe fn run_step(step: &Step) -> Result<(), Failure> {
+/// One step of a root plan (from [`confine_and_exec`] and
+/// [`prepare_template`]); every string is a `CString` of the step's.
+fn run_step(step: &Step) -> Result<(), Failure> {
     let opt = |s: &Option<std::ffi::CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
-    // SAFETY: see the caller.
-    unsafe {
-        match step {
-            Step::Mkdir { path, mode } => {
-                if libc::mkdir(path.as_ptr(), *mode) < 0 && errno() != libc::EEXIST {
-                    return Err((Stage::RootfsStep, errno()));
-                }
-                // mkdir applies the umask; the mode must hold as planned.
-                check(libc::chmod(path.as_ptr(), *mode) as _, Stage::RootfsStep)
+    match step {
+        Step::Mkdir { path, mode } => {
+            // SAFETY: mkdir reads the step's NUL-terminated path.
+            if unsafe { libc::mkdir(path.as_ptr(), *mode) } < 0 && errno() != libc::EEXIST {
+                return Err((Stage::RootfsStep, errno()));
             }
-            Step::Touch { path } => {
-                let fd = libc::open(
+            // mkdir applies the umask; the mode must hold as planned.
+            // SAFETY: chmod reads the step's NUL-terminated path.
+            let rc = unsafe { libc::chmod(path.as_ptr(), *mode) };
+            check(rc as _, Stage::RootfsStep)
+        }
+        Step::Touch { path } => {
+            // SAFETY: open reads the step's NUL-terminated path.
+            let fd = unsafe {
+                libc::open(
                     path.as_ptr(),
                     libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
                     0o644,
-                );
-                check(fd as _, Stage::RootfsStep)?;
-                libc::close(fd);
-                Ok(())
-            }
-            Step::Symlink { target, path } => check(
-                libc::symlink(target.as_ptr(), path.as_ptr()) as _,
-                Stage::RootfsStep,
-            ),
-            Step::ReadOnlyTree { target } => read_only_tree(target),
-            Step::Mount {
-                source,
-                target,
-                fstype,
-                flags,
-                data,
-            } => check(
+                )
+            };
+            check(fd as _, Stage::RootfsStep)?;
+            close_fd(fd);
+            Ok(())
+        }
+        Step::Symlink { target, path } => {
+            // SAFETY: symlink reads the step's NUL-terminated strings.
+            let rc = unsafe { libc::symlink(target.as_ptr(), path.as_ptr()) };
+            check(rc as _, Stage::RootfsStep)
+        }
+        Step::ReadOnlyTree { target } => read_only_tree(target),
+        Step::Mount {
+            source,
+            target,
+            fstype,
+            flags,
+            data,
+        } => {
+            // SAFETY: mount reads the step's NUL-terminated strings, or
+            // null for those it has none of.
+            let rc = unsafe {
                 libc::mount(
                     opt(source),
                     target.as_ptr(),
                     opt(fstype),
                     *flags,
                     opt(data).cast(),
-                ) as _,
-                Stage::RootfsStep,
-            ),
+                )
+            };
+            check(rc as _, Stage::RootfsStep)
         }
     }
 }

@@ -13,8 +13,9 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 use crate::cgroup::{CgroupError, LeafCgroup};
+use crate::error::SandboxError;
+pub use crate::error::WaitError;
 use crate::init::{REPORT_LEN, Report};
-use crate::spawn::SandboxError;
 
 /// How a confined process ended, and what it used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -31,31 +32,6 @@ pub struct Verdict {
     pub cpu_time: Duration,
     /// From spawn to the exit being seen.
     pub wall_time: Duration,
-}
-
-/// Why the end of a confined process cannot be told.
-#[derive(Debug, thiserror::Error)]
-pub enum WaitError {
-    #[error("waiting for the sandbox's init (pid {pid})")]
-    Wait { pid: i32, source: std::io::Error },
-    #[error("reading the report of the sandbox's init (pid {pid})")]
-    Report { pid: i32, source: std::io::Error },
-    #[error("the sandbox's init (pid {pid}) wrote a malformed report")]
-    MalformedReport { pid: i32 },
-    #[error("the sandbox's init (pid {pid}) failed")]
-    Init { pid: i32, source: std::io::Error },
-    #[error("reading the OOM-kill counter: a memory kill cannot be told from a crash")]
-    OomCounter(#[source] CgroupError),
-    #[error("the cgroup of pid {pid} was removed before its OOM-kill counter was read")]
-    CgroupRemoved { pid: i32 },
-}
-
-/// For callers whose interface speaks `std::io::Error` (the worker's bot
-/// handles); the chain of causes is kept.
-impl From<WaitError> for std::io::Error {
-    fn from(e: WaitError) -> Self {
-        std::io::Error::other(e)
-    }
 }
 
 /// How a process ended: its exit code or the signal that killed it.

@@ -72,6 +72,10 @@ pub struct SandboxLauncher {
     scratch_seq: AtomicU64,
 }
 
+/// A build in its scratch directory: the outcome to cache (`Ok`, success
+/// or failure) or the failure not to cache (`Err`), and the build's log.
+type ScratchBuild = (Result<Result<(), String>, String>, Vec<u8>);
+
 /// How a confined `build.sh` ended.
 enum BuildEnd {
     /// It exited; `Err` says why it failed.
@@ -544,7 +548,7 @@ impl SandboxLauncher {
         bot: &BotSpec,
         wall_limit: Duration,
         cancelled: &(dyn Fn() -> bool + Sync),
-    ) -> Result<(Result<Result<(), String>, String>, Vec<u8>), LaunchError> {
+    ) -> Result<ScratchBuild, LaunchError> {
         let tree = scratch.join(TREE_DIR);
         fs::create_dir(scratch).map_err(|e| LaunchError::io("create", scratch, e))?;
         if let Err(e) = submission::copy_tree(&bot.dir, &tree) {

@@ -10,6 +10,7 @@ use arena_proto::v1::{
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use super::client::Client;
 use super::job::{Job, Played};
 use super::lock;
 use crate::delivery::{self, Delivery};
@@ -37,34 +38,18 @@ impl Job {
             match_id: leased.match_id.clone(),
             reason,
         };
-        let sent = delivery::deliver(
-            &self.watch(leased, lost),
-            || {
-                let mut client = self.client.clone();
-                let request = request.clone();
-                async move { client.report_failure(request).await }
-            },
-            Self::retrying(format!("ReportFailure for match {}", leased.match_id)),
-        )
-        .instrument(span.clone())
-        .await;
-        match sent {
-            Delivery::Answered(_) => {
-                span.record("outcome", "requeued");
-            }
-            Delivery::Refused(status) => {
-                span.record("outcome", "error");
-                tracing::error!(%status, "the coordinator refused the failure report");
-            }
-            Delivery::LeaseGone { why, last } => {
-                span.record("outcome", "error");
-                tracing::error!(
-                    match_id = %leased.match_id,
-                    %why,
-                    last_error = last.map(|s| s.to_string()),
-                    "gave up reporting the match's failure: its lease is gone"
-                );
-            }
+        let answered = self
+            .deliver(
+                leased,
+                lost,
+                &span,
+                "ReportFailure",
+                request,
+                |mut client, request| async move { client.report_failure(request).await },
+            )
+            .await;
+        if answered.is_some() {
+            span.record("outcome", "requeued");
         }
     }
 
@@ -99,51 +84,29 @@ impl Job {
         );
         // Resent on transient errors: the coordinator keeps the first valid
         // result of a match and acknowledges repeats, so a resend is safe.
-        let sent = delivery::deliver(
-            &self.watch(leased, lost),
-            || {
-                let mut client = self.client.clone();
-                let request = request.clone();
-                async move { client.report_result(request).await }
-            },
-            Self::retrying(format!("ReportResult for match {}", leased.match_id)),
-        )
-        .instrument(span.clone())
-        .await;
-        let accepted = match sent {
-            Delivery::Answered(response) => {
-                let outcome = response.into_inner().outcome();
-                span.record(
-                    "outcome",
-                    match outcome {
-                        ReportOutcome::Accepted => "accepted",
-                        ReportOutcome::Duplicate => "duplicate",
-                        ReportOutcome::StaleLease => "stale_lease",
-                        ReportOutcome::Unspecified => "unspecified",
-                    },
-                );
-                outcome == ReportOutcome::Accepted
-            }
-            Delivery::Refused(status) => {
-                span.record("outcome", "error");
-                tracing::error!(
-                    match_id = %leased.match_id,
-                    %status,
-                    "the coordinator refused the result"
-                );
-                false
-            }
-            Delivery::LeaseGone { why, last } => {
-                span.record("outcome", "error");
-                tracing::error!(
-                    match_id = %leased.match_id,
-                    %why,
-                    last_error = last.map(|s| s.to_string()),
-                    "gave up reporting the match: its lease is gone"
-                );
-                false
-            }
-        };
+        let answered = self
+            .deliver(
+                leased,
+                lost,
+                &span,
+                "ReportResult",
+                request,
+                |mut client, request| async move { client.report_result(request).await },
+            )
+            .await;
+        let accepted = answered.is_some_and(|response| {
+            let outcome = response.outcome();
+            span.record(
+                "outcome",
+                match outcome {
+                    ReportOutcome::Accepted => "accepted",
+                    ReportOutcome::Duplicate => "duplicate",
+                    ReportOutcome::StaleLease => "stale_lease",
+                    ReportOutcome::Unspecified => "unspecified",
+                },
+            );
+            outcome == ReportOutcome::Accepted
+        });
         let mut summary = lock(&self.summary);
         summary.played += 1;
         if accepted {
@@ -151,6 +114,45 @@ impl Job {
         } else {
             summary.dropped += 1;
         }
+    }
+
+    /// Sends `request` for this match by `send` (the call `call`), resent
+    /// on transient errors while the lease stands. `None` when it could not
+    /// be delivered: the coordinator refused it or the lease went; that is
+    /// logged and recorded as the span's outcome.
+    async fn deliver<R, T, F, Fut>(
+        &self,
+        leased: &LeasedMatch,
+        lost: &CancellationToken,
+        span: &tracing::Span,
+        call: &'static str,
+        request: R,
+        send: F,
+    ) -> Option<T>
+    where
+        R: Clone,
+        F: Fn(Client, R) -> Fut,
+        Fut: Future<Output = Result<tonic::Response<T>, tonic::Status>>,
+    {
+        let sent = delivery::deliver(
+            &self.watch(leased, lost),
+            || send(self.client.clone(), request.clone()),
+            Self::retrying(format!("{call} for match {}", leased.match_id)),
+        )
+        .instrument(span.clone())
+        .await;
+        let undelivered = match sent {
+            Delivery::Answered(response) => return Some(response.into_inner()),
+            Delivery::Refused(status) => format!("the coordinator refused it: {status}"),
+            Delivery::LeaseGone { why, last } => format!(
+                "its lease is gone ({why}){}",
+                last.map(|s| format!("; last error: {s}"))
+                    .unwrap_or_default()
+            ),
+        };
+        span.record("outcome", "error");
+        tracing::error!(match_id = %leased.match_id, call, %undelivered, "report not delivered");
+        None
     }
 }
 
