@@ -18,9 +18,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use self::wire::HostAnswer;
 use arena_engine::registry::ModelLimits;
 use arena_engine::{FaultKind, Forfeit};
+use arena_host_wire::model::{self as wire, HostMessage, TurnRequest};
 
 use super::Answer;
 use super::bot_process::ProcessSeat;
@@ -72,6 +72,9 @@ impl ModelSupport {
     }
 }
 
+/// Room for the host's words around a reply line.
+const HOST_LINE_OVERHEAD: usize = 64;
+
 /// A seat played by a model graph in the model host.
 pub type ModelSeat = HostSeat<ModelTurns>;
 
@@ -98,7 +101,7 @@ impl ModelSeat {
 
     /// The line cap the host's process seat needs for replies of `line_cap`.
     pub fn host_line_cap(line_cap: usize) -> usize {
-        line_cap.saturating_add(wire::ANSWER_OVERHEAD)
+        line_cap.saturating_add(HOST_LINE_OVERHEAD)
     }
 }
 
@@ -108,34 +111,42 @@ impl HostProtocol for ModelTurns {
     fn write_turn(&mut self, frame: &[u8], budget: Duration, out: &mut Vec<u8>) -> Duration {
         // The whole message, the handshake included on the first turn: the
         // game's reader in the host decides what it needs of it.
-        wire::write_turn(budget, frame, out);
+        let deadline_ms = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
+        wire::write_turn(
+            &TurnRequest {
+                deadline_ms,
+                frame: frame.to_vec(),
+            },
+            out,
+        );
         budget
     }
 
     fn settle(&mut self, line: &[u8], seat: usize) -> Option<Answer> {
-        let answer = HostAnswer::parse(line)?;
+        let answer = HostMessage::parse(line)?;
         let first = !self.answered;
         self.answered = true;
         Some(match answer {
-            HostAnswer::Reply {
+            HostMessage::Ok {
                 eval_us,
                 overridden,
-                line,
+                reply,
             } => {
                 self.evaluations.push(eval_us.saturating_mul(1_000));
                 self.overridden += u64::from(overridden);
-                Answer::Reply(line)
+                Answer::Reply(reply)
             }
-            HostAnswer::Strike { reason } => {
-                tracing::debug!(seat, %reason, "model seat struck");
+            HostMessage::Strike { kind, reason } => {
+                tracing::debug!(seat, %kind, %reason, "model seat struck");
                 Answer::Fault(FaultKind::Strike)
             }
             // The check refused the graph: the submission cannot play.
-            HostAnswer::Refused { reason } if first => {
+            HostMessage::Refused(reason) if first => {
                 tracing::info!(seat, %reason, "model graph refused");
                 Answer::Gone(Forfeit::BuildFailed)
             }
-            HostAnswer::Refused { reason } | HostAnswer::Error { message: reason } => {
+            // Refusing later is not in the protocol: the host lost its way.
+            HostMessage::Refused(reason) => {
                 tracing::error!(seat, %reason, "the model host failed");
                 Answer::Gone(Forfeit::Crash)
             }
@@ -148,71 +159,5 @@ impl HostProtocol for ModelTurns {
 
     fn stats(&self) -> Vec<(&'static str, u64)> {
         vec![("illegal_best_entries", self.overridden)]
-    }
-}
-
-/// The host's wire, seen from the worker.
-mod wire {
-    use std::time::Duration;
-
-    /// Room for the host's words around a reply line.
-    pub const ANSWER_OVERHEAD: usize = 64;
-
-    /// One turn: `turn DEADLINE_MS LEN`, then the frame.
-    pub fn write_turn(deadline: Duration, frame: &[u8], out: &mut Vec<u8>) {
-        let ms = u64::try_from(deadline.as_millis()).unwrap_or(u64::MAX);
-        out.extend_from_slice(format!("turn {ms} {}\n", frame.len()).as_bytes());
-        out.extend_from_slice(frame);
-    }
-
-    /// One answer line of the host.
-    #[derive(Debug, PartialEq, Eq)]
-    pub enum HostAnswer {
-        Reply {
-            eval_us: u64,
-            overridden: bool,
-            line: Vec<u8>,
-        },
-        Strike {
-            reason: String,
-        },
-        Refused {
-            reason: String,
-        },
-        Error {
-            message: String,
-        },
-    }
-
-    impl HostAnswer {
-        pub fn parse(line: &[u8]) -> Option<HostAnswer> {
-            let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-            let (word, rest) = match line.iter().position(|&b| b == b' ') {
-                Some(cut) => (&line[..cut], &line[cut + 1..]),
-                None => (line, &line[line.len()..]),
-            };
-            match word {
-                b"ok" => {
-                    let cut = rest.iter().position(|&b| b == b' ')?;
-                    let eval_us = std::str::from_utf8(&rest[..cut]).ok()?.parse().ok()?;
-                    let overridden = match rest.get(cut + 1..cut + 3)? {
-                        b"0 " => false,
-                        b"1 " => true,
-                        _ => return None,
-                    };
-                    Some(HostAnswer::Reply {
-                        eval_us,
-                        overridden,
-                        line: rest[cut + 3..].to_vec(),
-                    })
-                }
-                b"strike" => Some(HostAnswer::Strike { reason: text(rest) }),
-                b"refused" => Some(HostAnswer::Refused { reason: text(rest) }),
-                b"error" => Some(HostAnswer::Error {
-                    message: text(rest),
-                }),
-                _ => None,
-            }
-        }
     }
 }

@@ -20,8 +20,8 @@ use std::time::Duration;
 
 use arena_engine::registry::FuelLimits;
 use arena_engine::{FaultKind, Forfeit, Fuel};
+use arena_host_wire::wasm::{self as wire, HostMessage, TurnRequest};
 use arena_wasm::compile::{CompileError, MAX_MODULE_BYTES, module_hash};
-use arena_wasm::wire::{self, HostMessage, TurnRequest};
 use arena_wasm::{HostLimits, ModuleCache};
 
 use super::Answer;
