@@ -13,7 +13,7 @@ use tokio_stream::Stream;
 use tonic::service::interceptor::InterceptedService;
 use tonic::{Request, Response, Status};
 
-use crate::model::{MatchRecord, SeatResult as DomainSeat, baseline_id};
+use crate::domain::{MatchRecord, SeatResult as DomainSeat, baseline_id};
 use crate::service::{Coordinator, CoordinatorError, NewTournament, chain};
 use crate::store::{AttemptEnd, CompleteOutcome, MatchState, StoreError, WorkerInfo};
 use crate::tournament_file::TournamentFile;
@@ -359,12 +359,12 @@ fn match_record(r: &ReportResultRequest) -> Result<MatchRecord, Status> {
 
 /// A seat's stats as the record keeps them: the game's counters, and the
 /// runner's counts the domain record has no field for under the names of
-/// [`crate::model`]'s `*_STAT` constants. `illegal` comes from its field,
+/// [`crate::domain`]'s `*_STAT` constants. `illegal` comes from its field,
 /// or, from a worker older than the field, from the `illegal_replies` stat
 /// such workers wrote; the fuel keys only when the seat used fuel (a
 /// WebAssembly seat), the strikes only when a model-graph seat had any.
 fn seat_stats(s: &arena_proto::v1::SeatResult) -> std::collections::BTreeMap<String, u64> {
-    use crate::model::{
+    use crate::domain::{
         FUEL_EXHAUSTED_STAT, FUEL_MAX_STAT, FUEL_P50_STAT, ILLEGAL_STAT, LATENCY_P50_STAT,
         LATENCY_P99_STAT, STRIKE_STAT,
     };
@@ -639,9 +639,9 @@ mod tests {
             ..Default::default()
         };
         let stats = seat_stats(&struck);
-        assert_eq!(stats.get(crate::model::STRIKE_STAT), Some(&4));
-        assert_eq!(stats.get(crate::model::ILLEGAL_STAT), Some(&1));
-        assert!(!stats.contains_key(crate::model::FUEL_EXHAUSTED_STAT));
+        assert_eq!(stats.get(crate::domain::STRIKE_STAT), Some(&4));
+        assert_eq!(stats.get(crate::domain::ILLEGAL_STAT), Some(&1));
+        assert!(!stats.contains_key(crate::domain::FUEL_EXHAUSTED_STAT));
         let clean = seat_stats(&arena_proto::v1::SeatResult::default());
         assert!(clean.is_empty(), "{clean:?}");
     }

@@ -3,7 +3,7 @@
 
 use prometheus::{Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, Opts, Registry};
 
-use crate::model::MatchRecord;
+use crate::domain::MatchRecord;
 
 #[derive(Clone)]
 pub struct CoordinatorMetrics {

@@ -9,7 +9,7 @@
 //! seat of its side and the worker reports every one. What teams add is that
 //! teammates must share a rank (a side wins or loses as one).
 
-use crate::model::{MatchRecord, Pairing, baseline_name};
+use crate::domain::{MatchRecord, Pairing, baseline_name};
 use crate::teams::{Sides, TeamError};
 
 /// How far a reported score may be from the placement points of its rank:
@@ -143,7 +143,7 @@ fn side_points(record: &MatchRecord, sides: &Sides) -> Result<Option<Vec<f64>>, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{SeatResult, baseline_id};
+    use crate::domain::{SeatResult, baseline_id};
 
     fn record(seats: &[(&str, u32)]) -> MatchRecord {
         let ranks: Vec<u32> = seats.iter().map(|s| s.1).collect();

@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 use arena_engine::Rules;
 use arena_engine::registry::{GameEntry, SetupError};
 
-use crate::model::{EntrantId, MatchRecord, Pairing, Round, SeatResult};
+use crate::domain::{EntrantId, MatchRecord, Pairing, Round, SeatResult};
 
 /// The seed a game is probed with for its teams: the layout is a property
 /// of the seat count and the rules, the same for every map.

@@ -48,7 +48,7 @@ use arena_engine::registry::limits::LimitError;
 use arena_engine::registry::{self, LimitOverrides, Limits, RuleValue, RulesError, SetupError};
 use serde::{Deserialize, Serialize};
 
-use crate::model::Format;
+use crate::domain::Format;
 use crate::teams::{self, Sides, TeamError};
 
 /// A tournament file as written: checked for shape only. Absent keys stay
@@ -282,12 +282,12 @@ impl TournamentFile {
         if let Some(bot) = self
             .bots
             .iter()
-            .find(|b| b.name.starts_with(crate::model::BASELINE_PREFIX))
+            .find(|b| b.name.starts_with(crate::domain::BASELINE_PREFIX))
         {
             return invalid(format!(
                 "bot name {:?}: names starting with {:?} mean baseline seats",
                 bot.name,
-                crate::model::BASELINE_PREFIX
+                crate::domain::BASELINE_PREFIX
             ));
         }
         let mut names: Vec<&str> = self.bots.iter().map(|b| b.name.as_str()).collect();

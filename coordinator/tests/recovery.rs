@@ -11,8 +11,8 @@ mod support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use arena_coordinator::domain::{Format, MatchRecord, SeatResult};
 use arena_coordinator::grpc::Tokens;
-use arena_coordinator::model::{Format, MatchRecord, SeatResult};
 use arena_coordinator::server;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
 use arena_coordinator::store::{CompleteOutcome, Reported, Store, WorkerInfo};

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::time::Instant;
 
-use arena_coordinator::model::{EntrantId, MatchRecord, Round, SeatResult};
+use arena_coordinator::domain::{EntrantId, MatchRecord, Round, SeatResult};
 use arena_coordinator::schedule::matching::{Weight, max_weight_matching};
 use arena_coordinator::schedule::{
     MAX_ROUND_ROBIN_GAMES, PairCost, ScheduleError, default_games_per_pairing, rotation_seed,
@@ -84,7 +84,7 @@ fn check_round_robin(n: usize, seats: usize, cycles: u32, games: u32, base: u64)
         // Each entrant plays in at most one group per round, and the
         // round's byes are exactly the entrants without a game.
         let mut group_of: HashMap<&str, Vec<EntrantId>> = HashMap::new();
-        let mut games_in_group: BTreeMap<Vec<EntrantId>, Vec<&arena_coordinator::model::Pairing>> =
+        let mut games_in_group: BTreeMap<Vec<EntrantId>, Vec<&arena_coordinator::domain::Pairing>> =
             BTreeMap::new();
         for p in &round.pairings {
             assert_eq!(p.seats.len(), seats);

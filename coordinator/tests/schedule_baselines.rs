@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use arena_coordinator::model::{
+use arena_coordinator::domain::{
     EntrantId, MatchRecord, Round, SeatResult, baseline_id, baseline_name,
 };
 use arena_coordinator::schedule::{

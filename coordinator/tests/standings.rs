@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use arena_coordinator::model::{EntrantId, MatchRecord, SeatResult, baseline_id};
+use arena_coordinator::domain::{EntrantId, MatchRecord, SeatResult, baseline_id};
 use arena_coordinator::standings::{StandingRow, Standings, StandingsError, compute};
 use arena_engine::{Forfeit, placement_points};
 use proptest::prelude::*;
@@ -169,7 +169,7 @@ fn reported(id: &str, round: u32, seats: &[(&str, u32)]) -> MatchRecord {
     let ranks: Vec<u32> = seats.iter().map(|s| s.1).collect();
     for (seat, points) in record.seats.iter_mut().zip(placement_points(&ranks)) {
         seat.score = points;
-        if let Some(name) = arena_coordinator::model::baseline_name(&seat.entrant) {
+        if let Some(name) = arena_coordinator::domain::baseline_name(&seat.entrant) {
             seat.baseline = Some(name.to_owned());
         }
     }

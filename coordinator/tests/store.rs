@@ -11,7 +11,7 @@ mod support;
 
 use std::collections::BTreeMap;
 
-use arena_coordinator::model::{Format, MatchRecord, Pairing, SeatResult, baseline_id};
+use arena_coordinator::domain::{Format, MatchRecord, Pairing, SeatResult, baseline_id};
 use arena_coordinator::store::{
     AttemptEnd, AttemptFailure, CompleteOutcome, DEFAULT_MAX_ATTEMPTS, Entrant, ExpiredLease,
     FailedLease, Lease, LeaseGrant, MatchInfo, MatchState, QuarantineRule, Reported,

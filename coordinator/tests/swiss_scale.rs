@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use arena_coordinator::model::{EntrantId, MatchRecord, Round, SeatResult};
+use arena_coordinator::domain::{EntrantId, MatchRecord, Round, SeatResult};
 use arena_coordinator::schedule::{
     PairCost, SWISS_BAND, SWISS_WHOLE_LIMIT, splitmix64, swiss_graph, swiss_round,
     swiss_round_complete_graph, swiss_round_in_bands, swiss_standings,
@@ -257,7 +257,7 @@ fn time_ten_thousand() {
         let round = Round {
             pairings: order
                 .chunks_exact(2)
-                .map(|g| arena_coordinator::model::Pairing {
+                .map(|g| arena_coordinator::domain::Pairing {
                     seats: g.iter().map(|e| (*e).clone()).collect(),
                     seed: 0,
                 })

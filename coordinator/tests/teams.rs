@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use arena_coordinator::model::{EntrantId, Format, MatchRecord, Pairing, Round, SeatResult};
+use arena_coordinator::domain::{EntrantId, Format, MatchRecord, Pairing, Round, SeatResult};
 use arena_coordinator::report::{self, ResultError};
 use arena_coordinator::schedule::{
     ScheduleError, round_robin, round_robin_by_side, round_robin_round_count_by_side,

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use arena_coordinator::model::Format;
+use arena_coordinator::domain::Format;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament, tournament_id};
 use arena_coordinator::store::Store;
 use arena_coordinator::tournament_file::TournamentFile;

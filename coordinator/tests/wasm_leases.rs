@@ -9,7 +9,7 @@ mod support;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use arena_coordinator::model::Format;
+use arena_coordinator::domain::Format;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
 use arena_coordinator::store::{Store, WorkerInfo, keys};
 use arena_engine::registry::{self, Rules};

@@ -5,6 +5,20 @@
 //! and a coordinator that restarts mid-tournament recomputes exactly what it
 //! had before.
 //!
+//! # Layout
+//!
+//! * `round_robin`: the round-robin schedules ([`round_robin`]).
+//! * `swiss`: Swiss rounds ([`swiss_round`]): the field read from the
+//!   history, the two-seat pairing graph, and the groups of more seats.
+//! * [`matching`]: the blossom algorithm (maximum-weight matching).
+//! * `pricing`: the exact two-seat Swiss matching on the implicit complete
+//!   graph, certified by the matching's duals.
+//! * `banded`: the two-seat Swiss matching of a large field, band by band.
+//! * `sides`: the schedulers over the sides of a team game.
+//!
+//! This module holds what they share: the errors, the seeds and the checks
+//! of a field.
+//!
 //! # Round-robin ([`round_robin`])
 //!
 //! **Two seats** use the circle method (the construction behind Berger
@@ -125,7 +139,7 @@
 //! **Games with baselines** ([`swiss_round_with_baseline`]): nobody sits out.
 //! The whole field is cut into groups of N, and the last, short group (the
 //! lowest-scored, after the swaps) is filled with seats of the game's first
-//! baseline, entrant id `baseline:NAME` ([`crate::model::baseline_id`]); its
+//! baseline, entrant id `baseline:NAME` ([`crate::domain::baseline_id`]); its
 //! empty seats cost nothing in the seat assignment. With two seats, the
 //! entrant the matching gives the bye plays the baseline instead. Baseline
 //! seats are no one in the history: they score for nobody, meet nobody and
@@ -165,7 +179,7 @@ mod swiss;
 
 use std::collections::HashSet;
 
-use crate::model::{EntrantId, baseline_name};
+use crate::domain::{EntrantId, baseline_name};
 
 pub use banded::{BAND as SWISS_BAND, BandedReport, WHOLE_LIMIT as SWISS_WHOLE_LIMIT};
 pub use round_robin::{

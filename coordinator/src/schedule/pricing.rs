@@ -335,7 +335,37 @@ fn certify(
 ) -> Vec<(usize, usize)> {
     let n = graph.real();
     let dual: Vec<Weight> = (0..n).map(|v| solution.dual(v)).collect();
-    let key = |v: usize| Weight::from(graph.tie_key(v).unwrap_or(0));
+    let groups = blossom_groups(graph, classes, solution, &dual);
+    let sweep = Sweep {
+        graph,
+        solution,
+        dual: &dual,
+        shared_duals: SharedDuals::new(solution, graph.vertices.len()),
+    };
+    let mut worst = Worst::new(n);
+    let k = groups.len();
+    for x in 0..k {
+        for y in x..k {
+            sweep.group_pair(classes, &groups[x], &groups[y], &mut worst);
+        }
+    }
+    worst.most_violated()
+}
+
+/// Vertex `v`'s tie-break key, as the sweeps of [`certify`] compare it.
+fn key_of(graph: &PairingGraph, v: usize) -> Weight {
+    Weight::from(graph.tie_key(v).unwrap_or(0))
+}
+
+/// The groups of [`certify`], finished: each class split by the innermost
+/// large blossom its members sit in.
+fn blossom_groups(
+    graph: &PairingGraph,
+    classes: &Classes,
+    solution: &SparseSolution,
+    dual: &[Weight],
+) -> Vec<Group> {
+    let n = graph.real();
     // Groups: a class, split by the innermost large blossom its members
     // sit in, since a pair inside one blossom has that blossom's dual (and
     // its enclosing blossoms') as extra slack. Blossoms only get smaller
@@ -376,13 +406,28 @@ fn certify(
         }
     }
     for g in &mut groups {
-        g.finish(&dual, key);
+        g.finish(dual, |v| key_of(graph, v));
     }
-    let shared_duals = SharedDuals::new(solution, graph.vertices.len());
-    let mut worst: Vec<Vec<(Weight, usize)>> = vec![Vec::new(); n];
-    let mut note = |slack: Weight, i: usize, j: usize| {
+    groups
+}
+
+/// The most violated pairs [`certify`] has found so far, per vertex.
+struct Worst {
+    /// `(slack, partner)` of each vertex, kept to the most violated few.
+    lists: Vec<Vec<(Weight, usize)>>,
+}
+
+impl Worst {
+    fn new(n: usize) -> Self {
+        Worst {
+            lists: vec![Vec::new(); n],
+        }
+    }
+
+    /// Notes pair `i`–`j` with negative `slack`, for both ends.
+    fn note(&mut self, slack: Weight, i: usize, j: usize) {
         for (a, b) in [(i, j), (j, i)] {
-            let list = &mut worst[a];
+            let list = &mut self.lists[a];
             list.push((slack, b));
             if list.len() > 2 * PER_VERTEX {
                 list.sort_unstable();
@@ -390,84 +435,114 @@ fn certify(
                 list.truncate(PER_VERTEX);
             }
         }
-    };
-    let k = groups.len();
-    for x in 0..k {
-        for y in x..k {
-            let (gx, gy) = (&groups[x], &groups[y]);
-            let block = classes.block_weight(graph, gx.class, gy.class);
-            // Twice the block weight, less what shared blossoms add.
-            let shared: Weight = gx
-                .blossoms
-                .iter()
-                .zip(&gy.blossoms)
-                .take_while(|(a, b)| a.0 == b.0)
-                .map(|(a, _)| a.1)
-                .sum();
-            let bound = 2 * block - shared;
-            if gx.least + gy.least >= bound {
+    }
+
+    /// Up to [`PER_VERTEX`] pairs per vertex, the most violated first.
+    fn most_violated(self) -> Vec<(usize, usize)> {
+        let mut violated = Vec::new();
+        for (i, mut list) in self.lists.into_iter().enumerate() {
+            list.sort_unstable();
+            list.dedup();
+            violated.extend(list.into_iter().take(PER_VERTEX).map(|(_, j)| (i, j)));
+        }
+        violated
+    }
+}
+
+/// What the sweeps of [`certify`] over pairs of groups read.
+struct Sweep<'a> {
+    graph: &'a PairingGraph,
+    solution: &'a SparseSolution,
+    /// The (doubled) dual of each real vertex.
+    dual: &'a [Weight],
+    shared_duals: SharedDuals,
+}
+
+impl Sweep<'_> {
+    /// Checks every pair of a member of `gx` and a member of `gy` against
+    /// the block bound, and visits those that fail it.
+    fn group_pair(&self, classes: &Classes, gx: &Group, gy: &Group, worst: &mut Worst) {
+        let (graph, dual) = (self.graph, self.dual);
+        let block = classes.block_weight(graph, gx.class, gy.class);
+        // Twice the block weight, less what shared blossoms add.
+        let shared: Weight = gx
+            .blossoms
+            .iter()
+            .zip(&gy.blossoms)
+            .take_while(|(a, b)| a.0 == b.0)
+            .map(|(a, _)| a.1)
+            .sum();
+        let bound = 2 * block - shared;
+        if gx.least + gy.least >= bound {
+            return;
+        }
+        let mut at = 0;
+        for &i in &gx.members {
+            let ki = key_of(graph, i);
+            // Twice the least the pair's weight is below the block's;
+            // a pair at key distance t weighs at most block - t.
+            let want = bound - dual[i];
+            if gy.least >= want {
                 continue;
             }
-            let mut at = 0;
-            for &i in &gx.members {
-                let ki = key(i);
-                // Twice the least the pair's weight is below the block's;
-                // a pair at key distance t weighs at most block - t.
-                let want = bound - dual[i];
-                if gy.least >= want {
-                    continue;
-                }
-                while at < gy.members.len() && gy.keys[at] < ki {
-                    at += 1;
-                }
-                let left_ok = at == 0 || gy.left_min[at - 1] + 2 * ki >= want;
-                let right_ok = at == gy.members.len() || gy.right_min[at] - 2 * ki >= want;
-                if left_ok && right_ok {
-                    continue;
-                }
-                let mut found = 0;
-                let mut check = |j: usize, found: &mut usize| {
-                    if j == i {
-                        return;
-                    }
-                    let tie = Weight::from(graph.tie(i, j));
-                    let w = block
-                        - tie
-                        - Weight::from(graph.met_count(i, j)) * graph.rematch_multiplier();
-                    let slack = dual[i] + dual[j] - 2 * w + shared_duals.between(i, j);
-                    debug_assert_eq!(slack, solution.slack(i, j, w));
-                    if slack < 0 {
-                        note(slack, i, j);
-                        *found += 1;
-                    }
-                };
-                // Below i's key: pair cost dual_j - 2 k_j + 2 k_i.
-                let mut p = at;
-                while p > 0 && found < PER_VERTEX && gy.left_min[p - 1] + 2 * ki < want {
-                    p -= 1;
-                    if gy.dual[p] - 2 * gy.keys[p] + 2 * ki < want {
-                        check(gy.members[p], &mut found);
-                    }
-                }
-                // From i's key up: dual_j + 2 k_j - 2 k_i.
-                let mut p = at;
-                while p < gy.members.len() && found < PER_VERTEX && gy.right_min[p] - 2 * ki < want
-                {
-                    if gy.dual[p] + 2 * gy.keys[p] - 2 * ki < want {
-                        check(gy.members[p], &mut found);
-                    }
-                    p += 1;
-                }
+            while at < gy.members.len() && gy.keys[at] < ki {
+                at += 1;
             }
+            let left_ok = at == 0 || gy.left_min[at - 1] + 2 * ki >= want;
+            let right_ok = at == gy.members.len() || gy.right_min[at] - 2 * ki >= want;
+            if left_ok && right_ok {
+                continue;
+            }
+            self.walk_out(i, want, at, block, gy, worst);
         }
     }
-    let mut violated = Vec::new();
-    for (i, mut list) in worst.into_iter().enumerate() {
-        list.sort_unstable();
-        list.dedup();
-        violated.extend(list.into_iter().take(PER_VERTEX).map(|(_, j)| (i, j)));
+
+    /// Visits the members of `gy` that may pair with `i` below `want`,
+    /// walking outwards from position `at` (the first key not below
+    /// `ki`) on each side while the prefix or suffix minimum still fails,
+    /// and notes each pair whose exact slack is negative.
+    fn walk_out(
+        &self,
+        i: usize,
+        want: Weight,
+        at: usize,
+        block: Weight,
+        gy: &Group,
+        worst: &mut Worst,
+    ) {
+        let (graph, dual) = (self.graph, self.dual);
+        let ki = key_of(graph, i);
+        let mut found = 0;
+        let mut check = |j: usize, found: &mut usize| {
+            if j == i {
+                return;
+            }
+            let tie = Weight::from(graph.tie(i, j));
+            let w = block - tie - Weight::from(graph.met_count(i, j)) * graph.rematch_multiplier();
+            let slack = dual[i] + dual[j] - 2 * w + self.shared_duals.between(i, j);
+            debug_assert_eq!(slack, self.solution.slack(i, j, w));
+            if slack < 0 {
+                worst.note(slack, i, j);
+                *found += 1;
+            }
+        };
+        // Below i's key: pair cost dual_j - 2 k_j + 2 k_i.
+        let mut p = at;
+        while p > 0 && found < PER_VERTEX && gy.left_min[p - 1] + 2 * ki < want {
+            p -= 1;
+            if gy.dual[p] - 2 * gy.keys[p] + 2 * ki < want {
+                check(gy.members[p], &mut found);
+            }
+        }
+        // From i's key up: dual_j + 2 k_j - 2 k_i.
+        let mut p = at;
+        while p < gy.members.len() && found < PER_VERTEX && gy.right_min[p] - 2 * ki < want {
+            if gy.dual[p] + 2 * gy.keys[p] - 2 * ki < want {
+                check(gy.members[p], &mut found);
+            }
+            p += 1;
+        }
     }
-    violated
 }
 
 /// The doubled dual of every blossom holding both ends of a pair, summed,

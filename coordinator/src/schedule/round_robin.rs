@@ -4,7 +4,7 @@
 use super::{
     ScheduleError, rotation_seed, round_robin_seed, validate_field, validate_filled_field,
 };
-use crate::model::{EntrantId, Pairing, Round, baseline_id};
+use crate::domain::{EntrantId, Pairing, Round, baseline_id};
 
 /// The most games [`round_robin`] will schedule (over all cycles); larger
 /// requests get [`ScheduleError::TooLarge`] instead of exhausting memory.

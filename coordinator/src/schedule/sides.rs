@@ -15,7 +15,7 @@ use super::{
     ScheduleError, round_robin, round_robin_round_count, round_robin_round_count_with_baseline,
     round_robin_with_baseline, swiss_round, swiss_round_with_baseline,
 };
-use crate::model::{EntrantId, MatchRecord, Round};
+use crate::domain::{EntrantId, MatchRecord, Round};
 use crate::teams::Sides;
 
 /// A round-robin of the sides, seated: [`round_robin`], or

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 
 use super::{Coordinator, CoordinatorError, Result, lock_progress};
 use crate::attachments::{Attachments, Slot};
-use crate::model::EntrantId;
+use crate::domain::EntrantId;
 
 impl Coordinator {
     /// The replay file of a finished match, if its worker sent one and it

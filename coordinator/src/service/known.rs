@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::model::EntrantId;
+use crate::domain::EntrantId;
 use crate::store::TournamentSpec;
 use crate::teams::Sides;
 

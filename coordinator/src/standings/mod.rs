@@ -65,7 +65,7 @@
 //! # Baseline seats
 //!
 //! A seat played by an in-engine baseline (entrant id `baseline:NAME`, see
-//! [`crate::model::baseline_name`]) takes part in the placement and in
+//! [`crate::domain::baseline_name`]) takes part in the placement and in
 //! nothing else:
 //!
 //! - it is never a row, and the same baseline may sit in several seats;
@@ -109,10 +109,11 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
+use skillratings::weng_lin::WengLinRating;
 
 use arena_engine::Forfeit;
 
-use crate::model::{EntrantId, MatchRecord, baseline_name};
+use crate::domain::{EntrantId, MatchRecord, baseline_name};
 use crate::teams::{Sides, TeamError};
 use score::Placement;
 
@@ -293,6 +294,20 @@ pub fn compute(
     matches: &[MatchRecord],
     byes: &[(u32, EntrantId)],
 ) -> Result<Standings, StandingsError> {
+    let index = entrant_index(entrants)?;
+    let games = ordered_games(matches, &index)?;
+    let mut tallies: Vec<Tally> = entrants.iter().map(|_| Tally::default()).collect();
+    count_byes(byes, &index, &mut tallies)?;
+    let denominator = common_denominator(&games)?;
+    tally_games(&games, denominator, &mut tallies)?;
+    add_tie_breaks(&games, &mut tallies)?;
+    let ratings = rating::rate(&games, entrants.len());
+    let rows = ranked_rows(entrants, tallies, &ratings, denominator);
+    Ok(Standings { rows })
+}
+
+/// Each entrant's index in `entrants`, refusing an entrant listed twice.
+fn entrant_index(entrants: &[(EntrantId, String)]) -> Result<HashMap<&str, usize>, StandingsError> {
     let mut index: HashMap<&str, usize> = HashMap::with_capacity(entrants.len());
     for (i, (id, _)) in entrants.iter().enumerate() {
         if index.insert(id.as_str(), i).is_some() {
@@ -301,8 +316,15 @@ pub fn compute(
             });
         }
     }
+    Ok(index)
+}
 
-    // One documented order for everything that depends on order (the rating).
+/// The matches validated, by round then match id: one documented order
+/// for everything that depends on order (the rating).
+fn ordered_games(
+    matches: &[MatchRecord],
+    index: &HashMap<&str, usize>,
+) -> Result<Vec<Game>, StandingsError> {
     let mut ordered: Vec<&MatchRecord> = matches.iter().collect();
     ordered.sort_by(|a, b| (a.round, &a.match_id).cmp(&(b.round, &b.match_id)));
     let mut seen = BTreeSet::new();
@@ -313,11 +335,18 @@ pub fn compute(
                 match_id: record.match_id.clone(),
             });
         }
-        games.push(validate(record, &index)?);
+        games.push(validate(record, index)?);
     }
+    Ok(games)
+}
 
-    let mut tallies: Vec<Tally> = entrants.iter().map(|_| Tally::default()).collect();
-
+/// Counts each entrant's byes, refusing a bye of an unknown entrant or
+/// two of one entrant in the same round.
+fn count_byes(
+    byes: &[(u32, EntrantId)],
+    index: &HashMap<&str, usize>,
+    tallies: &mut [Tally],
+) -> Result<(), StandingsError> {
     let mut bye_seen = BTreeSet::new();
     for (round, entrant) in byes {
         let Some(&i) = index.get(entrant.as_str()) else {
@@ -334,19 +363,30 @@ pub fn compute(
         }
         tallies[i].byes += 1;
     }
+    Ok(())
+}
 
-    // A common denominator for every match's points: lcm of 2 (N - 1).
+/// A common denominator for every match's points: lcm of 2 (N - 1).
+fn common_denominator(games: &[Game]) -> Result<u128, StandingsError> {
     let mut denominator: u64 = 2;
-    for game in &games {
+    for game in games {
         let scale = 2 * (game.size as u64 - 1);
         denominator = score::lcm(denominator, scale).ok_or(StandingsError::Overflow)?;
     }
-    let denominator = u128::from(denominator);
+    Ok(u128::from(denominator))
+}
 
-    for tally in &mut tallies {
+/// Adds up each entrant's points (byes included) in units of
+/// `1 / denominator`, and its games, results and misconduct counts.
+fn tally_games(
+    games: &[Game],
+    denominator: u128,
+    tallies: &mut [Tally],
+) -> Result<(), StandingsError> {
+    for tally in tallies.iter_mut() {
         tally.points = u128::from(tally.byes) * denominator;
     }
-    for game in &games {
+    for game in games {
         let n = game.size;
         let factor = denominator / (2 * (n as u128 - 1));
         for seat in &game.seats {
@@ -372,10 +412,14 @@ pub fn compute(
             }
         }
     }
+    Ok(())
+}
 
+/// Buchholz and Sonneborn–Berger from the opponents' final points.
+fn add_tie_breaks(games: &[Game], tallies: &mut [Tally]) -> Result<(), StandingsError> {
     // Tie-breaks need every final total, so they come in a second pass.
     let totals: Vec<u128> = tallies.iter().map(|t| t.points).collect();
-    for game in &games {
+    for game in games {
         for seat in &game.seats {
             let mut buchholz = tallies[seat.entrant].buchholz;
             let mut sb = tallies[seat.entrant].sb;
@@ -393,13 +437,22 @@ pub fn compute(
             tallies[seat.entrant].sb = sb;
         }
     }
+    Ok(())
+}
 
-    let ratings = rating::rate(&games, entrants.len());
-
+/// The rows, best first: by points, Buchholz, Sonneborn–Berger and
+/// conservative rating; entrants equal on all four share a rank and are
+/// listed by id.
+fn ranked_rows(
+    entrants: &[(EntrantId, String)],
+    mut tallies: Vec<Tally>,
+    ratings: &[WengLinRating],
+    denominator: u128,
+) -> Vec<StandingRow> {
     let mut order: Vec<usize> = (0..entrants.len()).collect();
     let keys: Vec<(u128, u128, u128, f64)> = tallies
         .iter()
-        .zip(&ratings)
+        .zip(ratings)
         .map(|(t, r)| (t.points, t.buchholz, t.sb, r.rating - 3.0 * r.uncertainty))
         .collect();
     let compare_keys = |a: usize, b: usize| {
@@ -444,7 +497,7 @@ pub fn compute(
             forfeits: tally.forfeits,
         });
     }
-    Ok(Standings { rows })
+    rows
 }
 
 fn checked_add(a: u128, b: u128) -> Result<u128, StandingsError> {

@@ -50,7 +50,7 @@ pub use self::types::{
     FailedLease, LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease, MatchInfo, MatchState,
     QuarantineRule, Reported, ScheduledMatch, Status, TournamentSpec, WorkerInfo,
 };
-use crate::model::{EntrantId, MatchRecord, Pairing};
+use crate::domain::{EntrantId, MatchRecord, Pairing};
 
 /// The coordinator's store: one of the two backends, with identical
 /// behaviour (the conformance suite in `tests/store.rs` checks that). Clones

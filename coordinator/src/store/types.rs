@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use arena_engine::Rules;
 use arena_engine::registry::Limits;
 
-use crate::model::{EntrantId, Format, Pairing};
+use crate::domain::{EntrantId, Format, Pairing};
 
 /// One entrant as the tournament was created with it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

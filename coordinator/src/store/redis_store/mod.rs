@@ -4,8 +4,10 @@
 //! This type holds nothing but a connection.
 //!
 //! Layout: [`keys`] names every key (documented in `docs/redis-keys.md`).
-//! `scripts` holds the Lua scripts that keep the invariants: each script
-//! opens with its KEYS/ARGV contract and validates before it writes. This
+//! `scripts` holds the Lua scripts that keep the invariants, each with the
+//! one list of its KEYS: each script opens with its KEYS/ARGV contract and
+//! validates before it writes. `retry` retries a command once over a failed
+//! connection, and `sentinel` finds the primary behind Redis Sentinel. This
 //! file has the operations that write, each one script or one atomic
 //! pipeline; `reads` has the ones that only read.
 
@@ -19,7 +21,7 @@ use redis::AsyncCommands;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use self::retry::{Link, Retrying};
-use self::scripts::SCRIPTS;
+use self::scripts::{Id, SCRIPTS};
 use self::sentinel::SentinelLink;
 use self::sentinel::url::{SentinelUrl, is_sentinel_url};
 use super::error::{Result, StoreError, from_json, to_json};
@@ -28,7 +30,7 @@ use super::types::{
     Lease, QuarantineRule, Reported, ScheduledMatch, TournamentSpec, WorkerInfo,
 };
 use super::{LeaseGrant, check_record, check_submission_hash, expiry};
-use crate::model::{EntrantId, MatchRecord};
+use crate::domain::{EntrantId, MatchRecord};
 
 /// The Redis backend. Clones share one multiplexed connection that
 /// reconnects by itself: to the same address for a single server, to the
@@ -93,16 +95,10 @@ impl RedisStore {
             ..spec
         };
         let json = to_json(&stored, format!("tournament spec {}", stored.id))?;
-        let mut script = SCRIPTS.create_tournament.prepare_invoke();
+        let mut script = SCRIPTS
+            .create_tournament
+            .keyed(&[(Id::Tournament, &stored.id)])?;
         script
-            .key(keys::TOURNAMENTS)
-            .key(keys::spec(&stored.id))
-            .key(keys::CANCELLED)
-            .key(keys::TOURNAMENT_ENV)
-            .key(keys::TOURNAMENT_WASM)
-            .key(keys::WASM_SUBMISSIONS)
-            .key(keys::TOURNAMENT_MODEL)
-            .key(keys::MODEL_SUBMISSIONS)
             .arg(&stored.id)
             .arg(json)
             .arg(if created_cancelled { "1" } else { "0" })
@@ -125,11 +121,7 @@ impl RedisStore {
     pub async fn cancel(&self, id: &str) -> Result<usize> {
         let dropped: i64 = SCRIPTS
             .cancel
-            .key(keys::TOURNAMENTS)
-            .key(keys::CANCELLED)
-            .key(keys::QUEUE)
-            .key(keys::MATCH_TOURNAMENT)
-            .key(keys::MATCH_STATE)
+            .keyed(&[])?
             .arg(id)
             .invoke_async(&mut self.conn())
             .await?;
@@ -144,23 +136,10 @@ impl RedisStore {
         matches: Vec<ScheduledMatch>,
         byes: Vec<EntrantId>,
     ) -> Result<bool> {
-        let mut script = SCRIPTS.schedule_round.prepare_invoke();
-        script
-            .key(keys::TOURNAMENTS)
-            .key(keys::CANCELLED)
-            .key(keys::rounds(tournament))
-            .key(keys::matches(tournament))
-            .key(keys::byes(tournament))
-            .key(keys::QUEUE)
-            .key(keys::MATCH_TOURNAMENT)
-            .key(keys::MATCH_ROUND)
-            .key(keys::MATCH_PAIRING)
-            .key(keys::MATCH_SEATS)
-            .key(keys::MATCH_STATE)
-            .key(keys::MATCH_ATTEMPT)
-            .arg(tournament)
-            .arg(round)
-            .arg(matches.len());
+        let mut script = SCRIPTS
+            .schedule_round
+            .keyed(&[(Id::Tournament, tournament)])?;
+        script.arg(tournament).arg(round).arg(matches.len());
         for m in &matches {
             let what = format!("pairing of match {}", m.match_id);
             script
@@ -203,26 +182,7 @@ impl RedisStore {
         let expires_at_ms = expiry(now_ms, ttl_ms);
         let reply: std::result::Result<Option<Vec<Option<String>>>, redis::RedisError> = SCRIPTS
             .lease_worker
-            .key(keys::QUEUE)
-            .key(keys::MATCH_SEATS)
-            .key(keys::MATCH_STATE)
-            .key(keys::MATCH_ATTEMPT)
-            .key(keys::MATCH_LEASE)
-            .key(keys::MATCH_WORKER)
-            .key(keys::LEASE_MATCH)
-            .key(keys::LEASES)
-            .key(keys::MATCH_TOURNAMENT)
-            .key(keys::MATCH_ROUND)
-            .key(keys::MATCH_PAIRING)
-            .key(keys::TOURNAMENT_ENV)
-            .key(keys::WORKERS)
-            .key(keys::WORKER_SEEN)
-            .key(keys::QUARANTINED)
-            .key(keys::WORKER_CACHED)
-            .key(keys::WASM_SUBMISSIONS)
-            .key(keys::TOURNAMENT_WASM)
-            .key(keys::MODEL_SUBMISSIONS)
-            .key(keys::TOURNAMENT_MODEL)
+            .keyed(&[])?
             .arg(worker)
             .arg(lease_id)
             .arg(expires_at_ms)
@@ -252,17 +212,7 @@ impl RedisStore {
     pub async fn expire(&self, now_ms: u64, max_attempts: u32) -> Result<Vec<ExpiredLease>> {
         let flat: Vec<String> = SCRIPTS
             .expire
-            .key(keys::LEASES)
-            .key(keys::LEASE_MATCH)
-            .key(keys::MATCH_LEASE)
-            .key(keys::MATCH_WORKER)
-            .key(keys::MATCH_STATE)
-            .key(keys::MATCH_ATTEMPT)
-            .key(keys::MATCH_TOURNAMENT)
-            .key(keys::CANCELLED)
-            .key(keys::QUEUE)
-            .key(keys::MATCH_FAILURES)
-            .key(keys::MATCH_STRIKES)
+            .keyed(&[])?
             .arg(now_ms)
             .arg(LEASE_EXPIRED)
             .arg(max_attempts)
@@ -308,19 +258,10 @@ impl RedisStore {
     ) -> Result<Reported> {
         check_record(match_id, &record)?;
         let json = to_json(&record, format!("record of match {match_id}"))?;
-        let mut script = SCRIPTS.complete.prepare_invoke();
+        let mut script = SCRIPTS
+            .complete
+            .keyed(&[(Id::Match, match_id), (Id::Worker, worker)])?;
         script
-            .key(keys::MATCH_TOURNAMENT)
-            .key(keys::MATCH_STATE)
-            .key(keys::MATCH_LEASE)
-            .key(keys::MATCH_WORKER)
-            .key(keys::LEASE_MATCH)
-            .key(keys::LEASES)
-            .key(keys::RESULTS)
-            .key(keys::replay(match_id))
-            .key(keys::MATCH_SEATS)
-            .key(keys::MATCH_PAIRING)
-            .key(keys::lease_ends(worker))
             .arg(match_id)
             .arg(lease_id)
             .arg(json)
@@ -358,19 +299,7 @@ impl RedisStore {
     ) -> Result<Option<FailedLease>> {
         let (ended, quarantined): (i64, i64) = SCRIPTS
             .fail
-            .key(keys::MATCH_STATE)
-            .key(keys::MATCH_LEASE)
-            .key(keys::MATCH_WORKER)
-            .key(keys::LEASE_MATCH)
-            .key(keys::LEASES)
-            .key(keys::MATCH_ATTEMPT)
-            .key(keys::MATCH_TOURNAMENT)
-            .key(keys::CANCELLED)
-            .key(keys::QUEUE)
-            .key(keys::MATCH_FAILURES)
-            .key(keys::MATCH_STRIKES)
-            .key(keys::lease_ends(worker))
-            .key(keys::QUARANTINED)
+            .keyed(&[(Id::Worker, worker)])?
             .arg(match_id)
             .arg(lease_id)
             .arg(reason)
@@ -400,12 +329,7 @@ impl RedisStore {
     pub async fn requeue(&self, match_id: &str) -> Result<bool> {
         let code: i64 = SCRIPTS
             .requeue
-            .key(keys::MATCH_TOURNAMENT)
-            .key(keys::MATCH_STATE)
-            .key(keys::MATCH_ATTEMPT)
-            .key(keys::MATCH_STRIKES)
-            .key(keys::CANCELLED)
-            .key(keys::QUEUE)
+            .keyed(&[])?
             .arg(match_id)
             .invoke_async(&mut self.conn())
             .await?;
@@ -416,14 +340,7 @@ impl RedisStore {
     pub async fn rejudge(&self, match_id: &str) -> Result<bool> {
         let code: i64 = SCRIPTS
             .rejudge
-            .key(keys::MATCH_TOURNAMENT)
-            .key(keys::MATCH_STATE)
-            .key(keys::MATCH_ATTEMPT)
-            .key(keys::MATCH_STRIKES)
-            .key(keys::CANCELLED)
-            .key(keys::QUEUE)
-            .key(keys::RESULTS)
-            .key(keys::replay(match_id))
+            .keyed(&[(Id::Match, match_id)])?
             .arg(match_id)
             .invoke_async(&mut self.conn())
             .await?;
@@ -467,7 +384,7 @@ impl RedisStore {
     pub async fn record_lease_end(&self, worker: &str, failed: bool, window: u32) -> Result<u32> {
         Ok(SCRIPTS
             .lease_end
-            .key(keys::lease_ends(worker))
+            .keyed(&[(Id::Worker, worker)])?
             .arg(if failed { "1" } else { "0" })
             .arg(window)
             .invoke_async(&mut self.conn())
@@ -523,16 +440,7 @@ impl RedisStore {
         let cached = to_json(&cached, format!("cache of worker {worker}"))?;
         let mut reply: Vec<String> = SCRIPTS
             .heartbeat_leases
-            .key(keys::WORKERS)
-            .key(keys::WORKER_CACHED)
-            .key(keys::WORKER_SEEN)
-            .key(keys::LEASE_MATCH)
-            .key(keys::MATCH_LEASE)
-            .key(keys::MATCH_STATE)
-            .key(keys::MATCH_TOURNAMENT)
-            .key(keys::CANCELLED)
-            .key(keys::LEASES)
-            .key(keys::MATCH_WORKER)
+            .keyed(&[])?
             .arg(worker)
             .arg(now_ms)
             .arg(cached)
@@ -585,9 +493,10 @@ impl RedisStore {
         getrandom::fill(&mut suffix)
             .map_err(|e| StoreError::Corrupt(format!("randomness: {e}")))?;
         let suffix: String = suffix.iter().map(|b| format!("{b:02x}")).collect();
-        let upload = keys::upload(&format!("{hash}-{suffix}"));
+        let upload_id = format!("{hash}-{suffix}");
+        let upload = keys::upload(&upload_id);
         let written = self
-            .write_chunks(&upload, &target, hash, &bytes, replace)
+            .write_chunks(&upload_id, &target, hash, &bytes, replace)
             .await;
         if written.is_err() {
             let _: redis::RedisResult<i64> = self.conn().del(&upload).await;
@@ -595,19 +504,21 @@ impl RedisStore {
         written
     }
 
-    /// Pushes `bytes` to `upload` chunk by chunk, reads the upload back
-    /// against `hash`, then renames it to `target`: over the stored copy
-    /// when `replace` (it failed its hash), else only if `target` is still
-    /// absent (a concurrent upload of the same bytes may have stored it;
-    /// then this copy is dropped).
+    /// Pushes `bytes` to the upload key of `upload_id` chunk by chunk, reads
+    /// the upload back against `hash`, then renames it to `target`: over the
+    /// stored copy when `replace` (it failed its hash), else only if `target`
+    /// is still absent (a concurrent upload of the same bytes may have
+    /// stored it; then this copy is dropped).
     async fn write_chunks(
         &self,
-        upload: &str,
+        upload_id: &str,
         target: &str,
         hash: &str,
         bytes: &[u8],
         replace: bool,
     ) -> Result<()> {
+        let upload = keys::upload(upload_id);
+        let upload = upload.as_str();
         // An empty archive is one empty chunk, so that it has a key too.
         let empty: &[u8] = &[];
         let chunks: Vec<&[u8]> = if bytes.is_empty() {
@@ -618,7 +529,7 @@ impl RedisStore {
         for (index, chunk) in chunks.iter().enumerate() {
             let length: usize = SCRIPTS
                 .push_chunk
-                .key(upload)
+                .keyed(&[(Id::Upload, upload_id)])?
                 .arg(index)
                 .arg(*chunk)
                 .arg(UPLOAD_TTL_S)

@@ -7,7 +7,7 @@
 use redis::{AsyncCommands, FromRedisValue};
 
 use super::{RedisStore, keys, present};
-use crate::model::{EntrantId, MatchRecord, Pairing};
+use crate::domain::{EntrantId, MatchRecord, Pairing};
 use crate::store::error::{Result, StoreError, from_json};
 use crate::store::types::{
     AttemptFailure, MatchInfo, MatchState, Status, TournamentSpec, WorkerInfo,

@@ -3,7 +3,8 @@
 -- the chunk already there and adds nothing, so every chunk sits at its own
 -- index exactly once whatever the retries.
 --
--- KEYS[1]: arena:upload:{hash}-{suffix}   LIST of the chunks written so far
+-- KEYS[1]: arena:upload:{upload}   LIST of the chunks written so far ({upload}:
+--          the hash and a random suffix)
 -- ARGV[1]: the chunk's index (0-based)
 -- ARGV[2]: the chunk's bytes
 -- ARGV[3]: seconds the half-written upload may live

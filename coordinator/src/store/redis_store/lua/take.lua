@@ -29,7 +29,7 @@
 -- with seats of both kinds needs both. Of those, the first, unless one of the
 -- first `window` has every entrant in `cached` (a set: entrant -> true), in
 -- which case the first such match. A baseline seat (`baseline:NAME`,
--- model::BASELINE_PREFIX) needs no build and always counts as cached.
+-- domain::BASELINE_PREFIX) needs no build and always counts as cached.
 --
 -- Returns false if no match is eligible, else
 --   {lease id, match id, attempt, tournament, round, pairing JSON};
