@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::cgroup::CgroupError;
-use crate::child::Stage;
 use crate::rootfs::RootfsError;
 use crate::seccomp::SeccompError;
+use crate::stage::Stage;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {

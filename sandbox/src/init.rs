@@ -40,7 +40,7 @@
 use std::ffi::{CStr, c_char};
 use std::os::fd::RawFd;
 
-use crate::child::{Failure, Stage, check, errno};
+use crate::stage::{Failure, Stage, check, errno, report_and_exit};
 
 /// Signals the init passes on to the bot: the ones a supervisor uses to ask a
 /// process to stop or to poke it.
@@ -111,6 +111,8 @@ struct BotStart<'a> {
 /// Called only from the confined child, after the whole confinement
 /// sequence, with no other thread in the process.
 pub unsafe fn start_bot(setup: &InitSetup, exec: &BotExec<'_>) -> Failure {
+    // SAFETY: `clone_bot`'s contract is this function's, which the caller
+    // keeps.
     match unsafe { clone_bot(setup, exec) } {
         Ok(never) => match never {},
         Err(failure) => failure,
@@ -119,65 +121,80 @@ pub unsafe fn start_bot(setup: &InitSetup, exec: &BotExec<'_>) -> Failure {
 
 enum Never {}
 
+/// Starts the bot and becomes the init (see [`start_bot`]).
+///
+/// # Safety
+/// As for [`start_bot`].
 unsafe fn clone_bot(setup: &InitSetup, exec: &BotExec<'_>) -> Result<Never, Failure> {
-    // SAFETY (whole function): system calls on valid stack data, and writes
-    // into this process's private copy of the runner's argument strings.
-    unsafe {
-        // Before the clone, so no bot can ever see the init dumpable.
-        check(
-            libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) as _,
-            Stage::NotDumpable,
-        )?;
-        hide_runner_args(setup.runner_args);
-        check(
-            libc::prctl(libc::PR_SET_NAME, INIT_NAME.as_ptr(), 0, 0, 0) as _,
-            Stage::NotDumpable,
-        )?;
+    // Before the clone, so no bot can ever see the init dumpable.
+    // SAFETY: prctl with integer arguments only.
+    let rc = unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+    check(rc as _, Stage::NotDumpable)?;
+    // SAFETY: `runner_args` is the runner's argument area in this process's
+    // private copy of its memory, which nothing here reads any more (see
+    // [`InitSetup`]).
+    unsafe { hide_runner_args(setup.runner_args) };
+    // SAFETY: PR_SET_NAME reads a NUL-terminated static string.
+    let rc = unsafe { libc::prctl(libc::PR_SET_NAME, INIT_NAME.as_ptr(), 0, 0, 0) };
+    check(rc as _, Stage::NotDumpable)?;
 
-        // Blocked from before the clone, so none is lost or acted on by
-        // default in the window before the init waits for them; a blocked
-        // signal is queued even for a namespace init (signal(7)).
-        let mut waited: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut waited);
-        libc::sigaddset(&mut waited, libc::SIGCHLD);
-        for signal in FORWARDED {
-            libc::sigaddset(&mut waited, signal);
-        }
-        let mut start = BotStart {
-            setup,
-            exec,
-            bot_mask: std::mem::zeroed(),
-            runner_chld: std::mem::zeroed(),
-        };
-        check(
-            libc::sigprocmask(libc::SIG_BLOCK, &waited, &mut start.bot_mask) as _,
-            Stage::BlockSignals,
-        )?;
-        // A runner that ignores SIGCHLD would make the kernel reap the bot
-        // before the init could read its status.
-        let mut default_action: libc::sigaction = std::mem::zeroed();
-        default_action.sa_sigaction = libc::SIG_DFL;
-        check(
-            libc::sigaction(libc::SIGCHLD, &default_action, &mut start.runner_chld) as _,
-            Stage::BlockSignals,
-        )?;
+    // Blocked from before the clone, so none is lost or acted on by
+    // default in the window before the init waits for them; a blocked
+    // signal is queued even for a namespace init (signal(7)).
+    // SAFETY: a sigset_t is plain integers, for which all zeros is valid.
+    let mut waited: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: empties a sigset_t on the stack.
+    unsafe { libc::sigemptyset(&mut waited) };
+    // SAFETY: adds a valid signal number to a sigset_t on the stack.
+    unsafe { libc::sigaddset(&mut waited, libc::SIGCHLD) };
+    for signal in FORWARDED {
+        // SAFETY: as above.
+        unsafe { libc::sigaddset(&mut waited, signal) };
+    }
+    let mut start = BotStart {
+        setup,
+        exec,
+        // SAFETY: plain integers, for which all zeros is valid;
+        // sigprocmask fills it in below.
+        bot_mask: unsafe { std::mem::zeroed() },
+        // SAFETY: plain data, for which all zeros is valid (SIG_DFL, no
+        // flags, an empty mask); sigaction fills it in below.
+        runner_chld: unsafe { std::mem::zeroed() },
+    };
+    // SAFETY: reads and writes sigset_ts on the stack; this process runs
+    // no other thread.
+    let rc = unsafe { libc::sigprocmask(libc::SIG_BLOCK, &waited, &mut start.bot_mask) };
+    check(rc as _, Stage::BlockSignals)?;
+    // A runner that ignores SIGCHLD would make the kernel reap the bot
+    // before the init could read its status.
+    // SAFETY: plain data, for which all zeros is valid (no flags, an empty
+    // mask); the handler is set next.
+    let mut default_action: libc::sigaction = unsafe { std::mem::zeroed() };
+    default_action.sa_sigaction = libc::SIG_DFL;
+    // SAFETY: reads and writes sigaction structs on the stack.
+    let rc = unsafe { libc::sigaction(libc::SIGCHLD, &default_action, &mut start.runner_chld) };
+    check(rc as _, Stage::BlockSignals)?;
 
-        let mut stack = BotStack([0; BOT_STACK_BYTES]);
-        let top = stack
-            .0
-            .as_mut_ptr()
-            .add(BOT_STACK_BYTES)
-            .cast::<libc::c_void>();
-        let bot = libc::clone(
+    let mut stack = BotStack([0; BOT_STACK_BYTES]);
+    // The stack grows down from its end.
+    let top = stack.0.as_mut_ptr_range().end.cast::<libc::c_void>();
+    // SAFETY: `bot_main` runs on `stack` and reads `start`, both on this
+    // frame: CLONE_VFORK suspends this process until the bot execs or
+    // exits, so both outlive its use of them, and it shares this memory
+    // (CLONE_VM) without writing to it but for its own stack.
+    let bot = unsafe {
+        libc::clone(
             bot_main,
             top,
             libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
             (&mut start as *mut BotStart<'_>).cast(),
-        );
-        check(bot as _, Stage::ForkBot)?;
-        // The bot has exec'd (or exited): it no longer uses `stack`.
-        supervise(bot, setup, &waited)
-    }
+        )
+    };
+    check(bot as _, Stage::ForkBot)?;
+    // The bot has exec'd (or exited): it no longer uses `stack`.
+    // SAFETY: the caller keeps `start_bot`'s contract, and `waited` was
+    // blocked above.
+    unsafe { supervise(bot, setup, &waited) }
 }
 
 /// The bot's side of the clone: undo what only the init needs, so the
@@ -187,64 +204,72 @@ extern "C" fn bot_main(arg: *mut libc::c_void) -> libc::c_int {
     // SAFETY: `arg` is the `BotStart` on the init's stack, which the init,
     // suspended until this process execs or exits, keeps alive.
     let start = unsafe { &*(arg as *const BotStart<'_>) };
-    // SAFETY: system calls on data the parent prepared.
+    // SAFETY: this is the bot, before its `execve`.
     let failure = match unsafe { become_bot(start) } {
         Err(failure) => failure,
-        Ok(()) => unsafe {
-            libc::execve(
-                start.exec.program.as_ptr(),
-                start.exec.argv.as_ptr(),
-                start.exec.envp.as_ptr(),
-            );
+        Ok(()) => {
+            // SAFETY: execve reads NUL-terminated strings and NULL-terminated
+            // pointer arrays that the parent prepared and keeps alive.
+            unsafe {
+                libc::execve(
+                    start.exec.program.as_ptr(),
+                    start.exec.argv.as_ptr(),
+                    start.exec.envp.as_ptr(),
+                )
+            };
             (Stage::Exec, errno())
-        },
+        }
     };
-    crate::child::report_and_exit(start.exec.error_fd, failure)
+    report_and_exit(start.exec.error_fd, failure)
 }
 
 /// # Safety
 /// Runs only in the bot before `execve`, sharing the init's memory: it
 /// writes nothing but the signal state and its own stack.
 unsafe fn become_bot(start: &BotStart<'_>) -> Result<(), Failure> {
-    // SAFETY: system calls on valid data; this process has one thread.
-    unsafe {
-        libc::close(start.setup.report_fd);
-        // The parent-death signal is not inherited; the bot's parent is now
-        // the init, whose death ends the namespace anyway.
-        check(
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) as _,
-            Stage::ParentDeathSignal,
-        )?;
-        // A handler copied from the runner must never run here, in the
-        // init's memory: every caught signal goes back to its default until
-        // execve (which resets caught signals anyway).
-        let mut default_action: libc::sigaction = std::mem::zeroed();
-        default_action.sa_sigaction = libc::SIG_DFL;
-        for signal in 1..libc::SIGRTMAX() + 1 {
-            let mut current: libc::sigaction = std::mem::zeroed();
-            if signal == libc::SIGKILL
-                || signal == libc::SIGSTOP
-                || libc::sigaction(signal, std::ptr::null(), &mut current) < 0
-            {
-                continue;
-            }
-            if current.sa_sigaction != libc::SIG_DFL && current.sa_sigaction != libc::SIG_IGN {
-                libc::sigaction(signal, &default_action, std::ptr::null_mut());
-            }
+    // SAFETY: closes the bot's own copy of the report pipe (the clone did not
+    // share the descriptor table).
+    unsafe { libc::close(start.setup.report_fd) };
+    // The parent-death signal is not inherited; the bot's parent is now
+    // the init, whose death ends the namespace anyway.
+    // SAFETY: prctl with integer arguments only.
+    let rc = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
+    check(rc as _, Stage::ParentDeathSignal)?;
+    // A handler copied from the runner must never run here, in the
+    // init's memory: every caught signal goes back to its default until
+    // execve (which resets caught signals anyway).
+    // SAFETY: plain data, for which all zeros is valid (no flags, an empty
+    // mask); the handler is set next.
+    let mut default_action: libc::sigaction = unsafe { std::mem::zeroed() };
+    default_action.sa_sigaction = libc::SIG_DFL;
+    for signal in 1..libc::SIGRTMAX() + 1 {
+        // SAFETY: as for `default_action`; sigaction fills it in below.
+        let mut current: libc::sigaction = unsafe { std::mem::zeroed() };
+        if signal == libc::SIGKILL || signal == libc::SIGSTOP {
+            continue;
         }
-        // Only an ignored disposition survives execve, so only that one
-        // needs restoring.
-        if start.runner_chld.sa_sigaction == libc::SIG_IGN {
-            check(
-                libc::sigaction(libc::SIGCHLD, &start.runner_chld, std::ptr::null_mut()) as _,
-                Stage::RestoreSignals,
-            )?;
+        // SAFETY: only reads this signal's action into a struct on the stack.
+        if unsafe { libc::sigaction(signal, std::ptr::null(), &mut current) } < 0 {
+            continue;
         }
-        check(
-            libc::sigprocmask(libc::SIG_SETMASK, &start.bot_mask, std::ptr::null_mut()) as _,
-            Stage::RestoreSignals,
-        )
+        if current.sa_sigaction != libc::SIG_DFL && current.sa_sigaction != libc::SIG_IGN {
+            // SAFETY: sets this signal's action from a valid struct on the
+            // stack; this process has one thread.
+            unsafe { libc::sigaction(signal, &default_action, std::ptr::null_mut()) };
+        }
     }
+    // Only an ignored disposition survives execve, so only that one
+    // needs restoring.
+    if start.runner_chld.sa_sigaction == libc::SIG_IGN {
+        // SAFETY: sets SIGCHLD's action from the runner's, which the init
+        // saved and keeps alive while this process runs.
+        let rc =
+            unsafe { libc::sigaction(libc::SIGCHLD, &start.runner_chld, std::ptr::null_mut()) };
+        check(rc as _, Stage::RestoreSignals)?;
+    }
+    // SAFETY: restores the mask the init saved before blocking signals.
+    let rc = unsafe { libc::sigprocmask(libc::SIG_SETMASK, &start.bot_mask, std::ptr::null_mut()) };
+    check(rc as _, Stage::RestoreSignals)
 }
 
 /// Overwrites the runner's command line in this copy of its memory with
@@ -285,51 +310,58 @@ pub(crate) unsafe fn show_as((start, end): (usize, usize), name: &[u8]) {
 /// # Safety
 /// See [`start_bot`]; `waited` is blocked in this process.
 unsafe fn supervise(bot: libc::pid_t, setup: &InitSetup, waited: &libc::sigset_t) -> ! {
-    // SAFETY (whole function): system calls on valid stack data.
-    unsafe {
-        // The init holds nothing but its report pipe: not the bot's stdio (so
-        // the runner sees EOF on stdout when the bot goes), not the setup
-        // error pipe (so the runner reads EOF exactly when the bot's execve
-        // closes the last copy), not the cgroup files.
-        let keep = setup.report_fd as libc::c_uint;
-        if keep > 0 {
-            libc::syscall(libc::SYS_close_range, 0u32, keep - 1, 0u32);
-        }
-        libc::syscall(libc::SYS_close_range, keep + 1, u32::MAX, 0u32);
-        loop {
-            let mut info: libc::siginfo_t = std::mem::zeroed();
-            let signal = libc::sigwaitinfo(waited, &mut info);
-            if signal < 0 {
-                if errno() == libc::EINTR {
-                    continue;
-                }
-                fail(bot, setup.report_fd, errno());
-            }
-            if signal != libc::SIGCHLD {
-                // The bot may be gone already; its SIGCHLD is then next.
-                libc::kill(bot, signal);
+    // The init holds nothing but its report pipe: not the bot's stdio (so
+    // the runner sees EOF on stdout when the bot goes), not the setup
+    // error pipe (so the runner reads EOF exactly when the bot's execve
+    // closes the last copy), not the cgroup files.
+    let keep = setup.report_fd as libc::c_uint;
+    if keep > 0 {
+        // SAFETY: close_range with integer arguments, on this process's
+        // descriptors only.
+        unsafe { libc::syscall(libc::SYS_close_range, 0u32, keep - 1, 0u32) };
+    }
+    // SAFETY: as above.
+    unsafe { libc::syscall(libc::SYS_close_range, keep + 1, u32::MAX, 0u32) };
+    loop {
+        // SAFETY: plain data, for which all zeros is valid.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: reads a valid sigset_t and writes a siginfo_t on the
+        // stack.
+        let signal = unsafe { libc::sigwaitinfo(waited, &mut info) };
+        if signal < 0 {
+            if errno() == libc::EINTR {
                 continue;
             }
-            // SIGCHLD is not queued per child: reap everything that is dead.
-            loop {
-                let mut status = 0;
-                let reaped = libc::waitpid(-1, &mut status, libc::WNOHANG | libc::__WALL);
-                if reaped == bot {
-                    report(setup.report_fd, REPORT_BOT_ENDED, status);
-                    libc::_exit(own_exit_code(status));
-                }
-                if reaped > 0 {
-                    continue;
-                }
-                if reaped == 0 {
-                    break;
-                }
-                match errno() {
-                    libc::EINTR => continue,
-                    // The bot is our child until it is reaped above, so
-                    // this cannot be ECHILD; anything is a broken init.
-                    e => fail(bot, setup.report_fd, e),
-                }
+            fail(bot, setup.report_fd, errno());
+        }
+        if signal != libc::SIGCHLD {
+            // The bot may be gone already; its SIGCHLD is then next.
+            // SAFETY: kill with integer arguments only.
+            unsafe { libc::kill(bot, signal) };
+            continue;
+        }
+        // SIGCHLD is not queued per child: reap everything that is dead.
+        loop {
+            let mut status = 0;
+            // SAFETY: writes a wait status into an integer on the stack.
+            let reaped = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG | libc::__WALL) };
+            if reaped == bot {
+                report(setup.report_fd, REPORT_BOT_ENDED, status);
+                // SAFETY: ends this process without running anything of
+                // the runner's.
+                unsafe { libc::_exit(own_exit_code(status)) };
+            }
+            if reaped > 0 {
+                continue;
+            }
+            if reaped == 0 {
+                break;
+            }
+            match errno() {
+                libc::EINTR => continue,
+                // The bot is our child until it is reaped above, so
+                // this cannot be ECHILD; anything is a broken init.
+                e => fail(bot, setup.report_fd, e),
             }
         }
     }
@@ -338,12 +370,11 @@ unsafe fn supervise(bot: libc::pid_t, setup: &InitSetup, waited: &libc::sigset_t
 /// The init cannot go on: the bot dies with it (the namespace ends), and
 /// the spawner is told the init failed rather than being shown a kill.
 fn fail(bot: libc::pid_t, report_fd: RawFd, errno: i32) -> ! {
-    // SAFETY: plain system calls.
-    unsafe {
-        libc::kill(bot, libc::SIGKILL);
-        report(report_fd, REPORT_INIT_FAILED, errno);
-        libc::_exit(127);
-    }
+    // SAFETY: kill with integer arguments only.
+    unsafe { libc::kill(bot, libc::SIGKILL) };
+    report(report_fd, REPORT_INIT_FAILED, errno);
+    // SAFETY: ends this process without running anything of the runner's.
+    unsafe { libc::_exit(127) }
 }
 
 /// One report; a pipe write this small is atomic (pipe(7)).

@@ -11,11 +11,17 @@
 //! and clones a child that joins a network namespace made ahead by
 //! [`netns`] and runs the linear confinement sequence in [`child`]
 //! (namespaces, pivot_root, credentials, rlimits, the [`seccomp`] filters),
-//! one named step per stage, then forks: the bot execs, and the confined
-//! process stays as the sandbox's [`init`] at pid 1 (reaps orphans, forwards
-//! signals, reports the bot's own end). The runner holds a
-//! [`SandboxedChild`] ([`handle`]), whose [`Verdict`] comes from that report
-//! and the cgroup's OOM counter. [`error`] holds the errors of both sides
+//! one named step per stage (`child/mounts.rs` builds the root from the
+//! plan), then forks: the bot execs, and the confined process stays as the
+//! sandbox's [`init`] at pid 1 (reaps orphans, forwards signals, reports the
+//! bot's own end). The stages, and the helpers that turn a failed system
+//! call into one and report it, are in the private `stage` module (its
+//! [`Stage`](child::Stage) is re-exported from [`child`]), which both
+//! `child` and `init` use, so the dependencies go one way: `child` uses
+//! `init` and `ready`, `init` uses only `stage`, and `ready` (which also
+//! holds the [`Program`](ready::Program) a command decodes to) uses neither.
+//! The runner holds a [`SandboxedChild`] ([`handle`]), whose [`Verdict`]
+//! comes from that report and the cgroup's OOM counter. [`error`] holds the errors of both sides
 //! ([`SandboxError`], [`WaitError`]), so that `spawn` depends on `handle`
 //! and not the other way round.
 //! A long-lived sandbox keeps a process started ahead in a spare leaf, which
@@ -37,6 +43,7 @@ pub mod ready;
 pub mod rootfs;
 pub mod seccomp;
 pub mod spawn;
+mod stage;
 
 pub use env::RuntimeEnv;
 pub use spawn::{

@@ -20,7 +20,6 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 use crate::cgroup::{CgroupLimits, LeafCgroup};
-use crate::child::Program;
 
 /// Room for one order, in bytes: far more than any bot's command line and
 /// environment, and below a local socket's default send buffer, so an
@@ -37,6 +36,23 @@ const HEADER_BYTES: usize = HEADER_WORDS * 4;
 
 /// What the waiting process sends once everything ahead is done.
 pub(crate) const READY_BYTE: u8 = b'R';
+
+/// The part of a spawn that depends on the command: what [`decode`] reads
+/// out of an [`Order`], for a waiting process and for a cold spawn alike.
+/// Lives here, not in [`crate::child`], so that `child` depends on `ready`
+/// and not the other way round.
+#[derive(Clone, Copy)]
+pub struct Program<'a> {
+    /// Host directory shown at the mount point.
+    pub app_dir: &'a CStr,
+    pub app_writable: bool,
+    pub uid: libc::uid_t,
+    pub gid: libc::gid_t,
+    pub program: &'a CStr,
+    /// NULL-terminated pointer arrays into strings the parent owns.
+    pub argv: &'a [*const c_char],
+    pub envp: &'a [*const c_char],
+}
 
 /// The per-command part of a spawn, encoded once: it travels to a waiting
 /// process as it is, and a cold spawn reads it back in the parent.

@@ -5,7 +5,7 @@
 //! through one small interface.
 
 use arena_coordinator::attachments::{Attachments, Slot};
-use arena_coordinator::model::MatchRecord;
+use arena_coordinator::domain::MatchRecord;
 use arena_coordinator::service::{Coordinator, CoordinatorError};
 
 /// The raw replay file of a finished match.

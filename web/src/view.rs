@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use arena_coordinator::model::{Format, MatchRecord, baseline_name};
+use arena_coordinator::domain::{Format, MatchRecord, baseline_name};
 use arena_coordinator::service::{Coordinator, is_finished};
 use arena_coordinator::standings::{StandingRow, Standings};
 use arena_coordinator::store::{MatchInfo, MatchState, Status, TournamentSpec};

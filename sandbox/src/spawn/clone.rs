@@ -10,11 +10,12 @@ use std::time::{Duration, Instant};
 
 use super::{APP_MOUNT, Policy};
 use crate::cgroup::LeafCgroup;
-use crate::child::{self, ChildSetup, Launch, Stage};
+use crate::child::{self, ChildSetup, Launch};
 use crate::error::SandboxError;
 use crate::init::InitSetup;
 use crate::ready::ChildEnds;
 use crate::rootfs;
+use crate::stage::Stage;
 
 /// How long a child may take from clone to exec.
 pub(super) const SETUP_TIMEOUT: Duration = Duration::from_secs(10);

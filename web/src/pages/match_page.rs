@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use arena_coordinator::model::{
+use arena_coordinator::domain::{
     FUEL_EXHAUSTED_STAT, FUEL_MAX_STAT, FUEL_P50_STAT, ILLEGAL_STAT, LATENCY_P50_STAT,
     LATENCY_P99_STAT, MatchRecord, STRIKE_STAT,
 };

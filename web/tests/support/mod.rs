@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use arena_coordinator::model::{Format, MatchRecord, SeatResult};
+use arena_coordinator::domain::{Format, MatchRecord, SeatResult};
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, LeasedMatch, NewTournament};
 use arena_coordinator::store::{Store, WorkerInfo};
 use arena_engine::registry::{self, Rules};
@@ -138,7 +138,7 @@ impl Fixture {
     }
 
     /// Who sat where in the finished match.
-    pub async fn done_pairing(&self) -> arena_coordinator::model::Pairing {
+    pub async fn done_pairing(&self) -> arena_coordinator::domain::Pairing {
         self.coordinator
             .store()
             .pairing(&self.done)

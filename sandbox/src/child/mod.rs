@@ -22,6 +22,13 @@
 //! 8. seccomp last, since it denies `mount` and friends used above;
 //! 9. clone the bot, which execs: this process stays behind as the sandbox's
 //!    init at pid 1 (see [`crate::init`]), with every confinement above.
+//!
+//! The root's own steps, and the template root the spawner thread builds
+//! once for every spawn (`prepare_template`), are in `child/mounts.rs`.
+//! [`Stage`] and the failure helpers live in the crate's `stage` module,
+//! shared with [`crate::init`], and the command a spawn runs ([`Program`])
+//! in [`crate::ready`], which decodes it: this module depends on both `init`
+//! and `ready`, and neither depends on it.
 
 use std::ffi::{CStr, c_char};
 use std::os::fd::RawFd;
@@ -29,66 +36,17 @@ use std::os::fd::RawFd;
 use crate::init::{self, InitSetup};
 use crate::ready;
 use crate::rootfs::Step;
+use crate::stage::{Failure, check, errno, report_and_exit};
+use mounts::{build_root, read_only_tree};
 
-/// Declares [`Stage`] and its list together, so a new stage cannot be left out of
-/// [`Stage::from_code`].
-macro_rules! stages {
-    ($first:ident $(, $rest:ident)* $(,)?) => {
-        /// Where the child failed. The numbers travel through the error pipe.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        #[repr(u32)]
-        pub enum Stage {
-            $first = 1,
-            $($rest,)*
-        }
+mod mounts;
 
-        impl Stage {
-            /// Every stage, in order.
-            const ALL: &'static [Stage] = &[Stage::$first $(, Stage::$rest)*];
-        }
-    };
-}
-
-stages![
-    JoinCgroup,
-    ParentDeathSignal,
-    Stdio,
-    CgroupNamespace,
-    PrivateMounts,
-    RootfsStep,
-    PivotRoot,
-    DetachOldRoot,
-    ReadOnlyRoot,
-    JoinNetwork,
-    Loopback,
-    Hostname,
-    Rlimit,
-    DropBoundingSet,
-    ClearAmbient,
-    SetGroups,
-    SetGid,
-    SetUid,
-    ClearCapabilities,
-    NoNewPrivs,
-    Chdir,
-    CloseFds,
-    Seccomp,
-    NotDumpable,
-    BlockSignals,
-    ForkBot,
-    RestoreSignals,
-    Exec,
-    AnnounceReady,
-    AwaitOrder,
-    ReadOrder,
-    BindProgramDir,
-];
-
-impl Stage {
-    pub fn from_code(code: u32) -> Option<Stage> {
-        Self::ALL.iter().copied().find(|s| *s as u32 == code)
-    }
-}
+// Re-exported where they were declared before they moved out (to
+// `crate::stage` and `crate::ready`), so `arena_sandbox::child::Stage` and
+// `arena_sandbox::child::Program` keep working.
+pub use crate::ready::Program;
+pub use crate::stage::Stage;
+pub(crate) use mounts::prepare_template;
 
 /// What a process started ahead shows as its name while it waits.
 const READY_NAME: &[u8] = b"arena-ready\0";
@@ -134,20 +92,6 @@ pub enum Launch<'a> {
     Ordered(Inbox),
 }
 
-/// The part of a spawn that depends on the command.
-#[derive(Clone, Copy)]
-pub struct Program<'a> {
-    /// Host directory shown at the mount point.
-    pub app_dir: &'a CStr,
-    pub app_writable: bool,
-    pub uid: libc::uid_t,
-    pub gid: libc::gid_t,
-    pub program: &'a CStr,
-    /// NULL-terminated pointer arrays into strings the parent owns.
-    pub argv: &'a [*const c_char],
-    pub envp: &'a [*const c_char],
-}
-
 /// Where a process started ahead receives its order: the socket, and room
 /// the parent allocated before the clone (so this process's copy of it is
 /// its own).
@@ -169,36 +113,7 @@ pub fn run(setup: &ChildSetup<'_>) -> ! {
     report_and_exit(setup.error_fd, failure)
 }
 
-/// Tells the parent which stage failed, through the error pipe, and exits 127.
-pub(crate) fn report_and_exit(error_fd: RawFd, (stage, errno): Failure) -> ! {
-    let mut report = [0u8; 8];
-    report[..4].copy_from_slice(&(stage as u32).to_ne_bytes());
-    report[4..].copy_from_slice(&errno.to_ne_bytes());
-    // SAFETY: writes a stack buffer to a descriptor we own; nothing else to do
-    // if the parent is gone.
-    unsafe { libc::write(error_fd, report.as_ptr().cast(), report.len()) };
-    // SAFETY: ends this process without running anything of the parent's.
-    unsafe { libc::_exit(127) }
-}
-
 enum Never {}
-
-/// A failed stage and its errno.
-pub(crate) type Failure = (Stage, i32);
-
-pub(crate) fn errno() -> i32 {
-    // SAFETY: reads this thread's errno.
-    unsafe { *libc::__errno_location() }
-}
-
-/// Turns a libc return value into a stage failure.
-pub(crate) fn check(rc: libc::c_long, stage: Stage) -> Result<(), Failure> {
-    if rc < 0 {
-        Err((stage, errno()))
-    } else {
-        Ok(())
-    }
-}
 
 /// The sequence of the module documentation, one step per call. Each step
 /// is a few system calls on descriptors, pointers and NUL-terminated strings
@@ -358,14 +273,6 @@ fn make_mounts_private() -> Result<(), Failure> {
         )
     };
     check(rc as _, Stage::PrivateMounts)
-}
-
-/// Runs every step of the root but the program's directory.
-fn build_root(steps: &[Step]) -> Result<(), Failure> {
-    for step in steps {
-        run_step(step)?;
-    }
-    Ok(())
 }
 
 /// Names the host.
@@ -619,127 +526,6 @@ fn bind_program_dir(source: &CStr, target: &CStr, read_only: bool) -> Result<(),
     }
     Ok(())
 }
-
-/// Makes the mount at `target` and every mount below it read-only and
-/// nosuid (a bind ignores MS_RDONLY on its first call, and a remount would
-/// only reach the top mount).
-fn read_only_tree(target: &CStr) -> Result<(), Failure> {
-    let attr = MountAttr {
-        attr_set: MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID,
-        attr_clr: 0,
-        propagation: 0,
-        userns_fd: 0,
-    };
-    // SAFETY: mount_setattr reads a valid path and attribute struct.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_mount_setattr,
-            libc::AT_FDCWD,
-            target.as_ptr(),
-            libc::AT_RECURSIVE as libc::c_uint,
-            &attr as *const MountAttr,
-            std::mem::size_of::<MountAttr>(),
-        )
-    };
-    check(rc, Stage::RootfsStep)
-}
-
-/// Builds the root every spawn shares ([`crate::rootfs::plan_template`]) in
-/// a mount namespace of the calling thread's own, whose mounts are seen by
-/// nobody else; each child clones a copy of it. Host mounts still reach it
-/// (a slave of the host's), none of its own go back.
-///
-/// # Safety
-/// Moves the calling thread (only) into a new mount namespace: call it on
-/// the sandbox's spawner thread, which exists for this.
-pub(crate) unsafe fn prepare_template(steps: &[Step]) -> Result<(), Failure> {
-    // SAFETY: unshare with a flag only; the caller's contract says this
-    // thread may leave its mount namespace.
-    let rc = unsafe { libc::unshare(libc::CLONE_NEWNS) };
-    check(rc as _, Stage::PrivateMounts)?;
-    // SAFETY: mount reads a static NUL-terminated path; the null pointers
-    // are allowed for a propagation change.
-    let rc = unsafe {
-        libc::mount(
-            std::ptr::null(),
-            c"/".as_ptr(),
-            std::ptr::null(),
-            libc::MS_REC | libc::MS_SLAVE,
-            std::ptr::null(),
-        )
-    };
-    check(rc as _, Stage::PrivateMounts)?;
-    build_root(steps)
-}
-
-/// One step of a root plan (from [`confine_and_exec`] and
-/// [`prepare_template`]); every string is a `CString` of the step's.
-fn run_step(step: &Step) -> Result<(), Failure> {
-    let opt = |s: &Option<std::ffi::CString>| s.as_ref().map_or(std::ptr::null(), |s| s.as_ptr());
-    match step {
-        Step::Mkdir { path, mode } => {
-            // SAFETY: mkdir reads the step's NUL-terminated path.
-            if unsafe { libc::mkdir(path.as_ptr(), *mode) } < 0 && errno() != libc::EEXIST {
-                return Err((Stage::RootfsStep, errno()));
-            }
-            // mkdir applies the umask; the mode must hold as planned.
-            // SAFETY: chmod reads the step's NUL-terminated path.
-            let rc = unsafe { libc::chmod(path.as_ptr(), *mode) };
-            check(rc as _, Stage::RootfsStep)
-        }
-        Step::Touch { path } => {
-            // SAFETY: open reads the step's NUL-terminated path.
-            let fd = unsafe {
-                libc::open(
-                    path.as_ptr(),
-                    libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
-                    0o644,
-                )
-            };
-            check(fd as _, Stage::RootfsStep)?;
-            close_fd(fd);
-            Ok(())
-        }
-        Step::Symlink { target, path } => {
-            // SAFETY: symlink reads the step's NUL-terminated strings.
-            let rc = unsafe { libc::symlink(target.as_ptr(), path.as_ptr()) };
-            check(rc as _, Stage::RootfsStep)
-        }
-        Step::ReadOnlyTree { target } => read_only_tree(target),
-        Step::Mount {
-            source,
-            target,
-            fstype,
-            flags,
-            data,
-        } => {
-            // SAFETY: mount reads the step's NUL-terminated strings, or
-            // null for those it has none of.
-            let rc = unsafe {
-                libc::mount(
-                    opt(source),
-                    target.as_ptr(),
-                    opt(fstype),
-                    *flags,
-                    opt(data).cast(),
-                )
-            };
-            check(rc as _, Stage::RootfsStep)
-        }
-    }
-}
-
-/// `struct mount_attr` (linux/mount.h), for mount_setattr(2).
-#[repr(C)]
-struct MountAttr {
-    attr_set: u64,
-    attr_clr: u64,
-    propagation: u64,
-    userns_fd: u64,
-}
-
-const MOUNT_ATTR_RDONLY: u64 = 0x1;
-const MOUNT_ATTR_NOSUID: u64 = 0x2;
 
 /// Empties every capability set (capset with version 3 and all-zero data).
 fn clear_capabilities() -> Result<(), Failure> {
