@@ -22,8 +22,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use arena_coordinator::domain::Format;
 use arena_coordinator::grpc::Tokens;
-use arena_coordinator::model::Format;
 use arena_coordinator::server;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
 use arena_coordinator::store::Store;

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use arena_coordinator::model::{EntrantId, MatchRecord, Pairing, Round, SeatResult};
+use arena_coordinator::domain::{EntrantId, MatchRecord, Pairing, Round, SeatResult};
 use arena_coordinator::schedule::{
     default_games_per_pairing, round_robin, splitmix64, swiss_round,
 };

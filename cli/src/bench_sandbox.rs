@@ -20,7 +20,7 @@ use std::time::Instant;
 use anyhow::Context;
 use arena_worker::{BotSpec, Launcher, ProcessLauncher};
 
-use crate::bench::instant_matches;
+use crate::bench_common::instant_matches;
 use crate::cli::SandboxArgs;
 use crate::launch::CommandLauncher;
 

@@ -18,6 +18,7 @@ use arena_engine::registry::LimitOverrides;
 use arena_wasm::wasmtime::{Engine, Instance, Module, Store};
 use arena_worker::{BotSpec, Launcher, RunnerConfig, SeatSpec, play_match};
 
+use crate::bench_common::median;
 use crate::cli::SandboxArgs;
 use crate::launch;
 
@@ -180,12 +181,4 @@ fn compute_once(engine: &Engine, wasm: &[u8], fuel: bool) -> anyhow::Result<(f64
         .call(&mut store, COMPUTE_ROUNDS)
         .map_err(|e| anyhow::anyhow!("{e:#}"))?;
     Ok((started.elapsed().as_secs_f64(), result))
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
 }

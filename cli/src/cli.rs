@@ -591,10 +591,6 @@ pub enum BenchTarget {
         #[arg(long)]
         json: bool,
     },
-    /// Scheduler speed, in memory: one Swiss round for 1 000, 10 000 and
-    /// 100 000 entrants after a few rounds of random results (and four
-    /// seats for 10 000), round 15 of 10 000 after fourteen Swiss rounds,
-    /// and a whole 1 000-entrant round robin.
     /// A model-graph seat's turn in the sandbox: the model plays whole
     /// matches against copies of itself, deadline lifted; p50, p99 and max
     /// of every turn (frame, adapters, evaluation, reply) beside the game's
@@ -617,6 +613,10 @@ pub enum BenchTarget {
         #[command(flatten)]
         sandbox: SandboxArgs,
     },
+    /// Scheduler speed, in memory: one Swiss round for 1 000, 10 000 and
+    /// 100 000 entrants after a few rounds of random results (and four
+    /// seats for 10 000), round 15 of 10 000 after fourteen Swiss rounds,
+    /// and a whole 1 000-entrant round robin.
     Pairing {
         /// Skip the fields larger than this (e.g. `--max-entrants 10000`
         /// leaves out the 100,000-entrant round, a few seconds).

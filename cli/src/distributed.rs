@@ -128,82 +128,15 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
     runtime()?.block_on(async {
         let _telemetry =
             crate::telemetry::init("arena-coordinator", crate::telemetry::LogStyle::Service);
-        if args.redis.is_none() {
-            crate::messages::say!(
-                "arena coordinator: no --redis: state lives in memory and dies with this process"
-            );
-        }
-        let store = open_store(args.redis.as_deref()).await?;
-        if args.quarantine_failures > args.quarantine_window {
-            anyhow::bail!(
-                "--quarantine-failures {} can never be reached within --quarantine-window {}",
-                args.quarantine_failures,
-                args.quarantine_window
-            );
-        }
-        let attachments = open_attachments(&args.blobs, args.redis.is_some()).await?;
-        crate::messages::say!(
-            "arena coordinator: replays and logs in {}",
-            attachments.blobs.describe()
-        );
-        let coordinator = Coordinator::with_attachments(
-            store,
-            CoordinatorConfig {
-                max_attempts: args.max_attempts,
-                quarantine: Quarantine {
-                    window: args.quarantine_window,
-                    failures: args.quarantine_failures,
-                },
-                ..CoordinatorConfig::with_lease_ttl(Duration::from_secs(args.lease_ttl.max(1)))
-            },
-            attachments,
-        );
+        let coordinator = open_coordinator(&args).await?;
         if let Some(address) = &args.metrics {
-            let shared = Arc::clone(&coordinator);
-            let render: crate::metrics_http::Render = Arc::new(move || {
-                let coordinator = Arc::clone(&shared);
-                Box::pin(async move { coordinator.render_metrics().await })
-            });
-            let bound = crate::metrics_http::spawn(address, render).await?;
-            println!("metrics on {bound}");
+            serve_coordinator_metrics(&coordinator, address).await?;
         }
         let pages = match &args.http {
-            Some(address) => {
-                let listener = tokio::net::TcpListener::bind(address)
-                    .await
-                    .with_context(|| format!("listening for the web pages on {address}"))?;
-                // Scripts and tests read this line to learn the address.
-                println!("web pages on http://{}/", listener.local_addr()?);
-                let options = arena_web::WebOptions {
-                    admin_tokens: args.admin_tokens.iter().cloned().collect(),
-                    ..arena_web::WebOptions::default()
-                };
-                Some(tokio::spawn(arena_web::serve(
-                    listener,
-                    Arc::clone(&coordinator),
-                    options,
-                    termination(),
-                )))
-            }
+            Some(address) => Some(serve_coordinator_pages(&coordinator, &args, address).await?),
             None => None,
         };
-        let listener = tokio::net::TcpListener::bind(&args.listen)
-            .await
-            .with_context(|| format!("listening on {}", args.listen))?;
-        // Scripts and tests read this line to learn the address.
-        println!("listening on {}", listener.local_addr()?);
-        let tokens = Tokens {
-            workers: args.worker_tokens.iter().cloned().collect(),
-            admins: args.admin_tokens.iter().cloned().collect(),
-        };
-        let tls = match (&args.tls_cert, &args.tls_key) {
-            (Some(cert), Some(key)) => Some(server::TlsIdentity {
-                cert_pem: read(cert)?,
-                key_pem: read(key)?,
-            }),
-            _ => None,
-        };
-        server::serve(coordinator, tokens, listener, tls, termination()).await?;
+        serve_grpc(coordinator, &args).await?;
         if let Some(pages) = pages {
             // The same signal stops both; the pages are not waited for
             // beyond that (a browser may hold a live-update stream open).
@@ -213,60 +146,113 @@ pub fn coordinator(args: CoordinatorArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The coordinator `arena coordinator` serves: its store, configuration
+/// and blob store from `args`.
+async fn open_coordinator(args: &CoordinatorArgs) -> anyhow::Result<Arc<Coordinator>> {
+    if args.redis.is_none() {
+        crate::messages::say!(
+            "arena coordinator: no --redis: state lives in memory and dies with this process"
+        );
+    }
+    let store = open_store(args.redis.as_deref()).await?;
+    if args.quarantine_failures > args.quarantine_window {
+        anyhow::bail!(
+            "--quarantine-failures {} can never be reached within --quarantine-window {}",
+            args.quarantine_failures,
+            args.quarantine_window
+        );
+    }
+    let attachments = open_attachments(&args.blobs, args.redis.is_some()).await?;
+    crate::messages::say!(
+        "arena coordinator: replays and logs in {}",
+        attachments.blobs.describe()
+    );
+    Ok(Coordinator::with_attachments(
+        store,
+        CoordinatorConfig {
+            max_attempts: args.max_attempts,
+            quarantine: Quarantine {
+                window: args.quarantine_window,
+                failures: args.quarantine_failures,
+            },
+            ..CoordinatorConfig::with_lease_ttl(Duration::from_secs(args.lease_ttl.max(1)))
+        },
+        attachments,
+    ))
+}
+
+/// Serves the coordinator's metrics on `address` (`--metrics`).
+async fn serve_coordinator_metrics(
+    coordinator: &Arc<Coordinator>,
+    address: &str,
+) -> anyhow::Result<()> {
+    let shared = Arc::clone(coordinator);
+    let render: crate::metrics_http::Render = Arc::new(move || {
+        let coordinator = Arc::clone(&shared);
+        Box::pin(async move { coordinator.render_metrics().await })
+    });
+    let bound = crate::metrics_http::spawn(address, render).await?;
+    println!("metrics on {bound}");
+    Ok(())
+}
+
+/// Serves the web pages on `address` (`--http`) until a signal.
+async fn serve_coordinator_pages(
+    coordinator: &Arc<Coordinator>,
+    args: &CoordinatorArgs,
+    address: &str,
+) -> anyhow::Result<tokio::task::JoinHandle<std::io::Result<()>>> {
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .with_context(|| format!("listening for the web pages on {address}"))?;
+    // Scripts and tests read this line to learn the address.
+    println!("web pages on http://{}/", listener.local_addr()?);
+    let options = arena_web::WebOptions {
+        admin_tokens: args.admin_tokens.iter().cloned().collect(),
+        ..arena_web::WebOptions::default()
+    };
+    Ok(tokio::spawn(arena_web::serve(
+        listener,
+        Arc::clone(coordinator),
+        options,
+        termination(),
+    )))
+}
+
+/// Serves gRPC on `--listen` (with TLS when given a certificate and key)
+/// until a signal.
+async fn serve_grpc(coordinator: Arc<Coordinator>, args: &CoordinatorArgs) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .with_context(|| format!("listening on {}", args.listen))?;
+    // Scripts and tests read this line to learn the address.
+    println!("listening on {}", listener.local_addr()?);
+    let tokens = Tokens {
+        workers: args.worker_tokens.iter().cloned().collect(),
+        admins: args.admin_tokens.iter().cloned().collect(),
+    };
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(server::TlsIdentity {
+            cert_pem: read(cert)?,
+            key_pem: read(key)?,
+        }),
+        _ => None,
+    };
+    server::serve(coordinator, tokens, listener, tls, termination()).await?;
+    Ok(())
+}
+
 pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     let launcher = launch::worker_launcher(&args.sandbox, 2)?;
-    // Slots for the smallest matches; the daemon holds each match until its
-    // bots have cores (`bot_cores`), whatever its seat count.
-    let slots = launch::match_slots(&launcher, 2);
-    let bot_cores = launch::bot_cores(&launcher);
-    let environment_id = launch::environment_id(&launcher);
-    let cache_dir = args
-        .submissions_dir
-        .clone()
-        .unwrap_or_else(|| launch::cache_dir(&args.sandbox).join("../submissions"));
-    let id = args.id.clone().unwrap_or_else(|| {
-        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
-        format!("{}-{}", host.trim(), std::process::id())
-    });
-    let tls_ca = args.tls_ca.as_deref().map(read).transpose()?;
+    let environment = WorkerEnvironment::of(&args, &launcher)?;
     let result = runtime()?.block_on(async {
         let _telemetry =
             crate::telemetry::init("arena-worker", crate::telemetry::LogStyle::Service);
         let stop = CancellationToken::new();
-        let options = WorkerOptions {
-            coordinator: args.coordinator.clone(),
-            token: args.token.clone(),
-            worker_id: id,
-            slots,
-            bot_cores,
-            cores: std::thread::available_parallelism()
-                .map(|n| n.get() as u32)
-                .unwrap_or(1),
-            memory_mb: args.sandbox.memory_mb,
-            environment_id,
-            cache_dir,
-            idle_poll: Duration::from_millis(200),
-            tls_ca,
-            wasm: if args.no_wasm {
-                None
-            } else {
-                Some(launch::wasm_support(&args.sandbox)?)
-            },
-            models: if args.no_models {
-                None
-            } else {
-                Some(launch::model_support()?)
-            },
-        };
+        let options = worker_options(&args, environment)?;
         let metrics = WorkerMetrics::new()?;
         if let Some(address) = &args.metrics {
-            let shared = metrics.clone();
-            let render: crate::metrics_http::Render = Arc::new(move || {
-                let text = shared.encode();
-                Box::pin(async move { text })
-            });
-            let bound = crate::metrics_http::spawn(address, render).await?;
-            crate::messages::say!("arena worker: metrics on {bound}");
+            serve_worker_metrics(&metrics, address).await?;
         }
         let run = tokio::spawn(daemon::run(
             options,
@@ -274,14 +260,7 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
             metrics,
             stop.clone(),
         ));
-        let drain = stop.clone();
-        tokio::spawn(async move {
-            termination().await;
-            crate::messages::say!(
-                "arena worker: draining: finishing matches in flight, leasing no more"
-            );
-            drain.cancel();
-        });
+        drain_on_termination(stop.clone());
         let summary = run.await??;
         crate::messages::say!(
             "arena worker: played {}, accepted {}, dropped {}, failed {}, abandoned {}",
@@ -295,6 +274,97 @@ pub fn worker(args: WorkerArgs) -> anyhow::Result<ExitCode> {
     });
     launcher.finish();
     result
+}
+
+/// What `arena worker` learns before its runtime starts: from its launcher
+/// and from `args`.
+struct WorkerEnvironment {
+    slots: usize,
+    bot_cores: Option<usize>,
+    environment_id: String,
+    cache_dir: PathBuf,
+    id: String,
+    tls_ca: Option<Vec<u8>>,
+}
+
+impl WorkerEnvironment {
+    fn of(args: &WorkerArgs, launcher: &launch::CommandLauncher) -> anyhow::Result<Self> {
+        // Slots for the smallest matches; the daemon holds each match until its
+        // bots have cores (`bot_cores`), whatever its seat count.
+        let slots = launch::match_slots(launcher, 2);
+        let bot_cores = launch::bot_cores(launcher);
+        let environment_id = launch::environment_id(launcher);
+        let cache_dir = args
+            .submissions_dir
+            .clone()
+            .unwrap_or_else(|| launch::cache_dir(&args.sandbox).join("../submissions"));
+        let id = args.id.clone().unwrap_or_else(|| {
+            let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+            format!("{}-{}", host.trim(), std::process::id())
+        });
+        let tls_ca = args.tls_ca.as_deref().map(read).transpose()?;
+        Ok(WorkerEnvironment {
+            slots,
+            bot_cores,
+            environment_id,
+            cache_dir,
+            id,
+            tls_ca,
+        })
+    }
+}
+
+/// The daemon's options for `arena worker`.
+fn worker_options(args: &WorkerArgs, env: WorkerEnvironment) -> anyhow::Result<WorkerOptions> {
+    Ok(WorkerOptions {
+        coordinator: args.coordinator.clone(),
+        token: args.token.clone(),
+        worker_id: env.id,
+        slots: env.slots,
+        bot_cores: env.bot_cores,
+        cores: std::thread::available_parallelism()
+            .map(|n| n.get() as u32)
+            .unwrap_or(1),
+        memory_mb: args.sandbox.memory_mb,
+        environment_id: env.environment_id,
+        cache_dir: env.cache_dir,
+        idle_poll: Duration::from_millis(200),
+        tls_ca: env.tls_ca,
+        wasm: if args.no_wasm {
+            None
+        } else {
+            Some(launch::wasm_support(&args.sandbox)?)
+        },
+        models: if args.no_models {
+            None
+        } else {
+            Some(launch::model_support()?)
+        },
+    })
+}
+
+/// Serves the worker's metrics on `address` (`--metrics`).
+async fn serve_worker_metrics(metrics: &WorkerMetrics, address: &str) -> anyhow::Result<()> {
+    let shared = metrics.clone();
+    let render: crate::metrics_http::Render = Arc::new(move || {
+        let text = shared.encode();
+        Box::pin(async move { text })
+    });
+    let bound = crate::metrics_http::spawn(address, render).await?;
+    crate::messages::say!("arena worker: metrics on {bound}");
+    Ok(())
+}
+
+/// Cancels `drain` at SIGTERM or Ctrl-C: the worker finishes the matches
+/// in flight and leases no more.
+fn drain_on_termination(drain: CancellationToken) {
+    tokio::spawn(async move {
+        termination().await;
+        crate::messages::say!(
+            "arena worker: draining: finishing matches in flight, leasing no more"
+        );
+        drain.cancel();
+    });
 }
 
 type Admin =
@@ -414,137 +484,181 @@ pub fn tournament(args: TournamentArgs) -> anyhow::Result<ExitCode> {
         let mut client = admin(&args).await?;
         match &args.command {
             TournamentCommand::Submit { bot } => {
-                let name = bot
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let archive = packed.unwrap_or_default();
-                let uploaded = upload_archive(&mut client, &name, bot, archive).await?;
-                uploaded.announce_token(&name);
-                println!("{}", uploaded.hash);
+                submit(&mut client, bot, packed.unwrap_or_default()).await?
             }
-            TournamentCommand::Create { file } => {
-                let mut tournament = TournamentFile::load(file)?;
-                tournament.wasm_runtime = wasm_runtime(&tournament, args.wasm_runtime.clone())?;
-                tournament.model_runtime = model_runtime(&tournament, args.model_runtime.clone());
-                for bot in &mut tournament.bots {
-                    let uploaded = upload(&mut client, &bot.name, &bot.path).await?;
-                    uploaded.announce_token(&bot.name);
-                    bot.path = uploaded.hash.into();
-                }
-                let spec_toml = tournament
-                    .to_toml()
-                    .context("writing the tournament for the wire")?;
-                let response = client
-                    .create_tournament(CreateTournamentRequest { spec_toml })
-                    .await
-                    .context("creating the tournament")?;
-                println!("{}", response.into_inner().tournament_id);
-            }
-            TournamentCommand::Status { id } => {
-                let s = client
-                    .status(StatusRequest {
-                        tournament_id: id.clone(),
-                    })
-                    .await
-                    .context("reading the status")?
-                    .into_inner();
-                println!(
-                    "{id}: {}/{} matches done ({} queued, {} playing{}), round {}/{}, {} workers{}{}",
-                    s.done,
-                    s.total,
-                    s.queued,
-                    s.leased,
-                    if s.stuck > 0 {
-                        format!(", {} stuck", s.stuck)
-                    } else {
-                        String::new()
-                    },
-                    s.rounds_scheduled,
-                    s.rounds_total,
-                    s.workers_connected,
-                    if s.finished { ", finished" } else { "" },
-                    if s.cancelled { ", cancelled" } else { "" },
-                );
-                if s.stuck > 0 {
-                    print_matches(&mut client, id, true).await?;
-                }
-            }
+            TournamentCommand::Create { file } => create(&mut client, &args, file).await?,
+            TournamentCommand::Status { id } => print_status(&mut client, id).await?,
             TournamentCommand::Matches { id, stuck } => {
                 print_matches(&mut client, id, *stuck).await?;
             }
-            TournamentCommand::Requeue { match_id } => {
-                client
-                    .requeue(RequeueRequest {
-                        match_id: match_id.clone(),
-                    })
-                    .await
-                    .context("requeueing")?;
-                println!("{match_id}: requeued");
-            }
-            TournamentCommand::Workers => {
-                let workers = client
-                    .workers(WorkersRequest {})
-                    .await
-                    .context("listing workers")?
-                    .into_inner()
-                    .workers;
-                for w in workers {
-                    println!(
-                        "{}\t{}\t{} cores, {} MiB, environment {:?}, {} builds cached",
-                        shown(&w.worker_id),
-                        match (w.alive, w.quarantined) {
-                            (_, true) => "quarantined",
-                            (true, false) => "alive",
-                            (false, false) => "silent",
-                        },
-                        w.cores,
-                        w.memory_mb,
-                        w.environment_id,
-                        w.cached_builds,
-                    );
-                }
-            }
+            TournamentCommand::Requeue { match_id } => requeue(&mut client, match_id).await?,
+            TournamentCommand::Workers => print_workers(&mut client).await?,
             TournamentCommand::ReleaseWorker { worker_id } => {
-                client
-                    .release_worker(ReleaseWorkerRequest {
-                        worker_id: worker_id.clone(),
-                    })
-                    .await
-                    .context("releasing the worker")?;
-                println!("{worker_id}: released");
+                release_worker(&mut client, worker_id).await?
             }
             TournamentCommand::Standings { id, json, csv } => {
-                let s = client
-                    .standings(StandingsRequest {
-                        tournament_id: id.clone(),
-                    })
-                    .await
-                    .context("reading the standings")?
-                    .into_inner();
-                if *json {
-                    println!("{}", s.json);
-                } else if *csv {
-                    print!("{}", s.csv);
-                } else {
-                    print!(
-                        "{}",
-                        shown_lines(&Standings::from_json(&s.json)?.to_table())
-                    );
-                }
+                print_standings(&mut client, id, *json, *csv).await?
             }
-            TournamentCommand::Cancel { id } => {
-                client
-                    .cancel(CancelRequest {
-                        tournament_id: id.clone(),
-                    })
-                    .await
-                    .context("cancelling")?;
-                println!("{id}: cancelled");
-            }
+            TournamentCommand::Cancel { id } => cancel(&mut client, id).await?,
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// `arena tournament submit`: uploads `archive`, packed from `bot`, and
+/// prints its hash.
+async fn submit(client: &mut Admin, bot: &Path, archive: Vec<u8>) -> anyhow::Result<()> {
+    let name = bot
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let uploaded = upload_archive(client, &name, bot, archive).await?;
+    uploaded.announce_token(&name);
+    println!("{}", uploaded.hash);
+    Ok(())
+}
+
+/// `arena tournament create`: uploads the file's bots, creates the
+/// tournament and prints its id.
+async fn create(client: &mut Admin, args: &TournamentArgs, file: &Path) -> anyhow::Result<()> {
+    let mut tournament = TournamentFile::load(file)?;
+    tournament.wasm_runtime = wasm_runtime(&tournament, args.wasm_runtime.clone())?;
+    tournament.model_runtime = model_runtime(&tournament, args.model_runtime.clone());
+    for bot in &mut tournament.bots {
+        let uploaded = upload(client, &bot.name, &bot.path).await?;
+        uploaded.announce_token(&bot.name);
+        bot.path = uploaded.hash.into();
+    }
+    let spec_toml = tournament
+        .to_toml()
+        .context("writing the tournament for the wire")?;
+    let response = client
+        .create_tournament(CreateTournamentRequest { spec_toml })
+        .await
+        .context("creating the tournament")?;
+    println!("{}", response.into_inner().tournament_id);
+    Ok(())
+}
+
+/// `arena tournament status`: one line, then the stuck matches if any.
+async fn print_status(client: &mut Admin, id: &str) -> anyhow::Result<()> {
+    let s = client
+        .status(StatusRequest {
+            tournament_id: id.to_owned(),
+        })
+        .await
+        .context("reading the status")?
+        .into_inner();
+    println!(
+        "{id}: {}/{} matches done ({} queued, {} playing{}), round {}/{}, {} workers{}{}",
+        s.done,
+        s.total,
+        s.queued,
+        s.leased,
+        if s.stuck > 0 {
+            format!(", {} stuck", s.stuck)
+        } else {
+            String::new()
+        },
+        s.rounds_scheduled,
+        s.rounds_total,
+        s.workers_connected,
+        if s.finished { ", finished" } else { "" },
+        if s.cancelled { ", cancelled" } else { "" },
+    );
+    if s.stuck > 0 {
+        print_matches(client, id, true).await?;
+    }
+    Ok(())
+}
+
+/// `arena tournament requeue`.
+async fn requeue(client: &mut Admin, match_id: &str) -> anyhow::Result<()> {
+    client
+        .requeue(RequeueRequest {
+            match_id: match_id.to_owned(),
+        })
+        .await
+        .context("requeueing")?;
+    println!("{match_id}: requeued");
+    Ok(())
+}
+
+/// `arena tournament workers`: one line per worker.
+async fn print_workers(client: &mut Admin) -> anyhow::Result<()> {
+    let workers = client
+        .workers(WorkersRequest {})
+        .await
+        .context("listing workers")?
+        .into_inner()
+        .workers;
+    for w in workers {
+        println!(
+            "{}\t{}\t{} cores, {} MiB, environment {:?}, {} builds cached",
+            shown(&w.worker_id),
+            match (w.alive, w.quarantined) {
+                (_, true) => "quarantined",
+                (true, false) => "alive",
+                (false, false) => "silent",
+            },
+            w.cores,
+            w.memory_mb,
+            w.environment_id,
+            w.cached_builds,
+        );
+    }
+    Ok(())
+}
+
+/// `arena tournament release-worker`.
+async fn release_worker(client: &mut Admin, worker_id: &str) -> anyhow::Result<()> {
+    client
+        .release_worker(ReleaseWorkerRequest {
+            worker_id: worker_id.to_owned(),
+        })
+        .await
+        .context("releasing the worker")?;
+    println!("{worker_id}: released");
+    Ok(())
+}
+
+/// `arena tournament standings`: JSON, CSV or a table.
+async fn print_standings(
+    client: &mut Admin,
+    id: &str,
+    json: bool,
+    csv: bool,
+) -> anyhow::Result<()> {
+    let s = client
+        .standings(StandingsRequest {
+            tournament_id: id.to_owned(),
+        })
+        .await
+        .context("reading the standings")?
+        .into_inner();
+    if json {
+        println!("{}", s.json);
+    } else if csv {
+        print!("{}", s.csv);
+    } else {
+        print!(
+            "{}",
+            shown_lines(&Standings::from_json(&s.json)?.to_table())
+        );
+    }
+    Ok(())
+}
+
+/// `arena tournament cancel`.
+async fn cancel(client: &mut Admin, id: &str) -> anyhow::Result<()> {
+    client
+        .cancel(CancelRequest {
+            tournament_id: id.to_owned(),
+        })
+        .await
+        .context("cancelling")?;
+    println!("{id}: cancelled");
+    Ok(())
 }
 
 /// The wasm runtime a new tournament's WebAssembly seats need: the one

@@ -6,6 +6,7 @@
 //! a difference.
 
 mod bench;
+mod bench_common;
 mod bench_coordinator;
 mod bench_model;
 mod bench_pairing;

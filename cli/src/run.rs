@@ -220,6 +220,10 @@ fn remove_scratch(scratch: &Path) {
     }
 }
 
+/// The tournament of `arena run`, step by step: open the coordinator,
+/// register the entrants, serve the coordinator (and the pages of `--web`),
+/// run local workers until the tournament is over, stop them, and print the
+/// standings.
 async fn tournament(
     args: &RunArgs,
     file: TournamentFile,
@@ -227,12 +231,43 @@ async fn tournament(
     scratch: &Path,
     finished: &OnceLock<ExitCode>,
 ) -> anyhow::Result<ExitCode> {
+    let environment_id = launch::environment_id(launcher);
+    let coordinator = open_coordinator(args, &file, &environment_id).await?;
+    let entrants = register_entrants(&coordinator, args, &file).await?;
+    let id = create_tournament(&coordinator, &file, entrants).await?;
+    let server = LocalServer::start(&coordinator).await?;
+    let pages = match &args.web {
+        Some(address) => Some(serve_pages(&coordinator, address, &id).await?),
+        None => None,
+    };
+    let workers = LocalWorkers::start(args, launcher, &server, &environment_id, scratch)?;
+    let stuck = play(&coordinator, &id, &file, &workers).await?;
+    workers.stop().await;
+    // The pages may stay up, but nothing plays any more: a rejudge there
+    // would leave the match waiting for good.
+    coordinator.set_unplayable("this arena run has ended and its workers with it");
+    server.stop().await?;
+    print_standings(&coordinator, args, &id, &file).await?;
+    if stuck > 0 {
+        // Standings without them, and a failing exit: the run is incomplete.
+        report_stuck(&coordinator, &id, stuck).await?;
+        return finish(pages, finished, ExitCode::FAILURE).await;
+    }
+    finish(pages, finished, ExitCode::SUCCESS).await
+}
+
+/// The in-process coordinator of a run, refused when the tournament needs
+/// another environment than the one bots run in here.
+async fn open_coordinator(
+    args: &RunArgs,
+    file: &TournamentFile,
+    environment_id: &str,
+) -> anyhow::Result<Arc<Coordinator>> {
     let store = crate::distributed::open_store(args.redis.as_deref()).await?;
     // Local workers play in this machine's environment; a tournament that
     // needs another one could never finish here.
-    let environment_id = launch::environment_id(launcher);
     if let Some(needed) = &file.environment
-        && needed != &environment_id
+        && needed != environment_id
     {
         anyhow::bail!(
             "the tournament needs environment {needed}, but bots here run in {:?} \
@@ -248,8 +283,16 @@ async fn tournament(
     };
     let attachments =
         crate::distributed::open_attachments(&args.blobs, args.redis.is_some()).await?;
-    let coordinator = Coordinator::with_attachments(store, config, attachments);
+    Ok(Coordinator::with_attachments(store, config, attachments))
+}
 
+/// Packs and stores every bot of the file as a submission (saying each
+/// entrant's token with `--web`); the entrants as (name, submission hash).
+async fn register_entrants(
+    coordinator: &Coordinator,
+    args: &RunArgs,
+    file: &TournamentFile,
+) -> anyhow::Result<Vec<(String, String)>> {
     let mut entrants = Vec::with_capacity(file.bots.len());
     for bot in &file.bots {
         let archive =
@@ -262,7 +305,16 @@ async fn tournament(
         }
         entrants.push((bot.name.clone(), hash));
     }
-    let id = coordinator
+    Ok(entrants)
+}
+
+/// Creates the file's tournament with `entrants`; its id.
+async fn create_tournament(
+    coordinator: &Coordinator,
+    file: &TournamentFile,
+    entrants: Vec<(String, String)>,
+) -> anyhow::Result<String> {
+    Ok(coordinator
         .create_tournament(NewTournament {
             name: file.name.clone(),
             game: file.game.clone(),
@@ -274,65 +326,128 @@ async fn tournament(
             entrants,
             environment: file.environment.clone(),
             teams: Some(file.teams.clone()),
-            wasm_runtime: crate::distributed::wasm_runtime(&file, None)?,
-            model_runtime: crate::distributed::model_runtime(&file, None),
+            wasm_runtime: crate::distributed::wasm_runtime(file, None)?,
+            model_runtime: crate::distributed::model_runtime(file, None),
         })
-        .await?;
+        .await?)
+}
 
-    // The coordinator on loopback, with a token made for this run.
-    let token = fresh_token()?;
-    let tokens = Tokens {
-        workers: [token.clone()].into(),
-        admins: Default::default(),
-    };
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let address = listener.local_addr()?;
-    let stop_server = CancellationToken::new();
-    let server = tokio::spawn(server::serve(
-        Arc::clone(&coordinator),
-        tokens,
-        listener,
-        None,
-        stop_server.clone().cancelled_owned(),
-    ));
+/// The coordinator served on loopback, with a token made for this run.
+struct LocalServer {
+    address: std::net::SocketAddr,
+    /// The workers' token.
+    token: String,
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<Result<(), server::ServeError>>,
+}
 
-    let pages = match &args.web {
-        Some(address) => Some(serve_pages(&coordinator, address, &id).await?),
-        None => None,
-    };
-
-    let launcher = launcher.shared();
-    let wasm = launch::wasm_support(&args.sandbox)?;
-    let models = launch::model_support()?;
-    let stop_workers = CancellationToken::new();
-    let mut workers = Vec::new();
-    for n in 0..args.workers.max(1) {
-        let options = WorkerOptions {
-            coordinator: format!("http://{address}"),
-            token: token.clone(),
-            worker_id: format!("local-{n}"),
-            slots: 1,
-            // Local workers share one launcher; its core allocator shares
-            // cores (logged) when a match has more bots than there are.
-            bot_cores: None,
-            cores: 1,
-            memory_mb: 2048,
-            environment_id: environment_id.clone(),
-            cache_dir: scratch.join(format!("worker-{n}")),
-            idle_poll: Duration::from_millis(50),
-            // Loopback inside one process: nothing to protect.
-            tls_ca: None,
-            wasm: Some(Arc::clone(&wasm)),
-            models: Some(Arc::clone(&models)),
+impl LocalServer {
+    async fn start(coordinator: &Arc<Coordinator>) -> anyhow::Result<LocalServer> {
+        let token = fresh_token()?;
+        let tokens = Tokens {
+            workers: [token.clone()].into(),
+            admins: Default::default(),
         };
-        workers.push(tokio::spawn(daemon::run(
-            options,
-            Arc::clone(&launcher),
-            WorkerMetrics::new()?,
-            stop_workers.clone(),
-        )));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let address = listener.local_addr()?;
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(server::serve(
+            Arc::clone(coordinator),
+            tokens,
+            listener,
+            None,
+            stop.clone().cancelled_owned(),
+        ));
+        Ok(LocalServer {
+            address,
+            token,
+            stop,
+            task,
+        })
     }
 
+    async fn stop(self) -> anyhow::Result<()> {
+        self.stop.cancel();
+        self.task.await??;
+        Ok(())
+    }
+}
+
+/// The local workers of a run (`--workers` of them), leasing from the
+/// [`LocalServer`] as remote workers would.
+struct LocalWorkers {
+    tasks: Vec<tokio::task::JoinHandle<Result<daemon::WorkerSummary, daemon::DaemonError>>>,
+    stop: CancellationToken,
+}
+
+impl LocalWorkers {
+    fn start(
+        args: &RunArgs,
+        launcher: &CommandLauncher,
+        server: &LocalServer,
+        environment_id: &str,
+        scratch: &Path,
+    ) -> anyhow::Result<LocalWorkers> {
+        let launcher = launcher.shared();
+        let wasm = launch::wasm_support(&args.sandbox)?;
+        let models = launch::model_support()?;
+        let stop = CancellationToken::new();
+        let mut tasks = Vec::new();
+        for n in 0..args.workers.max(1) {
+            let options = WorkerOptions {
+                coordinator: format!("http://{}", server.address),
+                token: server.token.clone(),
+                worker_id: format!("local-{n}"),
+                slots: 1,
+                // Local workers share one launcher; its core allocator shares
+                // cores (logged) when a match has more bots than there are.
+                bot_cores: None,
+                cores: 1,
+                memory_mb: 2048,
+                environment_id: environment_id.to_owned(),
+                cache_dir: scratch.join(format!("worker-{n}")),
+                idle_poll: Duration::from_millis(50),
+                // Loopback inside one process: nothing to protect.
+                tls_ca: None,
+                wasm: Some(Arc::clone(&wasm)),
+                models: Some(Arc::clone(&models)),
+            };
+            tasks.push(tokio::spawn(daemon::run(
+                options,
+                Arc::clone(&launcher),
+                WorkerMetrics::new()?,
+                stop.clone(),
+            )));
+        }
+        Ok(LocalWorkers { tasks, stop })
+    }
+
+    fn all_stopped(&self) -> bool {
+        self.tasks.iter().all(|w| w.is_finished())
+    }
+
+    /// Stops the workers and waits for them; their errors are said, not
+    /// returned.
+    async fn stop(self) {
+        self.stop.cancel();
+        for worker in self.tasks {
+            match worker.await {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => crate::messages::say!("arena: worker: {e:#}"),
+                Err(e) => crate::messages::say!("arena: worker task: {e}"),
+            }
+        }
+    }
+}
+
+/// Shows the run's progress until the tournament is finished; the number
+/// of matches stuck after every allowed attempt failed.
+async fn play(
+    coordinator: &Coordinator,
+    id: &str,
+    file: &TournamentFile,
+    workers: &LocalWorkers,
+) -> anyhow::Result<usize> {
     let progress = ProgressBar::new(0);
     progress.set_style(
         ProgressStyle::with_template(
@@ -343,59 +458,56 @@ async fn tournament(
     );
     progress.set_message(file.name.clone());
     let stuck = loop {
-        let (status, rounds_total) = coordinator.status(&id).await?;
+        let (status, rounds_total) = coordinator.status(id).await?;
         progress.set_length(status.total as u64);
         progress.set_position(status.done as u64);
         if arena_coordinator::service::is_finished(&status, rounds_total) {
             break status.stuck;
         }
-        if workers.iter().all(|w| w.is_finished()) {
+        if workers.all_stopped() {
             anyhow::bail!("every worker stopped before the tournament finished");
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     progress.finish_and_clear();
+    Ok(stuck)
+}
 
-    stop_workers.cancel();
-    for worker in workers {
-        match worker.await {
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => crate::messages::say!("arena: worker: {e:#}"),
-            Err(e) => crate::messages::say!("arena: worker task: {e}"),
-        }
-    }
-    // The pages may stay up, but nothing plays any more: a rejudge there
-    // would leave the match waiting for good.
-    coordinator.set_unplayable("this arena run has ended and its workers with it");
-    stop_server.cancel();
-    server.await??;
-
-    let standings = coordinator.standings(&id).await?;
+/// The standings on stdout: JSON with `--json`, else a table under the
+/// tournament's name.
+async fn print_standings(
+    coordinator: &Coordinator,
+    args: &RunArgs,
+    id: &str,
+    file: &TournamentFile,
+) -> anyhow::Result<()> {
+    let standings = coordinator.standings(id).await?;
     if args.json {
         println!("{}", standings.to_json());
     } else {
         println!("{} ({id})", shown(&file.name));
         print!("{}", shown_lines(&standings.to_table()));
     }
-    if stuck > 0 {
-        // Standings without them, and a failing exit: the run is incomplete.
-        crate::messages::say!("arena: {stuck} match(es) stuck after every allowed attempt failed:");
-        for m in coordinator.store().matches(&id).await? {
-            if m.state == MatchState::Stuck {
-                crate::messages::say!("  {} (round {})", m.match_id, m.round);
-                for f in &m.failures {
-                    crate::messages::say!(
-                        "    attempt {} on {}: {}",
-                        f.attempt,
-                        shown(&f.worker),
-                        shown(&f.reason)
-                    );
-                }
+    Ok(())
+}
+
+/// Says which matches are stuck, each failed attempt under it.
+async fn report_stuck(coordinator: &Coordinator, id: &str, stuck: usize) -> anyhow::Result<()> {
+    crate::messages::say!("arena: {stuck} match(es) stuck after every allowed attempt failed:");
+    for m in coordinator.store().matches(id).await? {
+        if m.state == MatchState::Stuck {
+            crate::messages::say!("  {} (round {})", m.match_id, m.round);
+            for f in &m.failures {
+                crate::messages::say!(
+                    "    attempt {} on {}: {}",
+                    f.attempt,
+                    shown(&f.worker),
+                    shown(&f.reason)
+                );
             }
         }
-        return finish(pages, finished, ExitCode::FAILURE).await;
     }
-    finish(pages, finished, ExitCode::SUCCESS).await
+    Ok(())
 }
 
 /// The web pages of `arena run --web`: served until the process ends

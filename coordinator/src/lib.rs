@@ -23,9 +23,6 @@
 //! * [`wasm`] and [`model_graph`]: tell WebAssembly and model-graph bots
 //!   from process bots by their archives (`archive_root` lists the entries
 //!   at an archive's root).
-//!
-//! `model` is the old name of [`domain`], re-exported for the crates that
-//! still use it.
 
 mod archive_root;
 pub mod attachments;
@@ -42,10 +39,6 @@ pub mod store;
 pub mod teams;
 pub mod tournament_file;
 pub mod wasm;
-
-/// The old path of [`domain`], kept only for the crates that still import
-/// it (`arena-web`, `arena-cli`); new code names [`domain`].
-pub use self::domain as model;
 
 use sha2::{Digest, Sha256};
 

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use tract_hir::infer::Factoid;
 use tract_onnx::prelude::*;
 
-use crate::config::{BotToml, ConfigError, InputConfig, MODEL_FILE, join};
+use crate::config::{BotToml, ConfigError, InputConfig, MODEL_FILE, ModelConfig, join};
 use crate::cost::{estimate, typed_with};
 
 /// The symbol every input's head-rows dim shares (and the head's rows).
@@ -175,19 +175,58 @@ fn load_unguarded(
 ) -> Result<Checked, Refusal> {
     let config = BotToml::read(dir)?.resolve(interface)?;
     let path = dir.join(MODEL_FILE);
-    let bytes = std::fs::metadata(&path).map_err(Refusal::Missing)?.len();
+    let bytes = file_size(&path, limits)?;
+    let mut model = read_graph(&path)?;
+    let head = select_head(&mut model, config.head_output.as_deref())?;
+    let input_names = input_names(&model, &config)?;
+    let sizes = Sizes::new(&model, interface);
+    let resolved = resolve_inputs(&model, &config, &input_names)?;
+    // One board for every input: a size one input fixes holds for all.
+    let board = board_args(resolved.iter().map(|(_, _, feed)| &feed.args))?;
+    let inputs = shape_inputs(resolved, &board, &sizes);
+    let typed = typed_with(model.clone(), &inputs.symbolic)?;
+    let head_shape = check_head(&typed, interface, &board, &sizes, &head)?;
+    let macs = check_cost(model, &inputs.reference, limits, &sizes)?;
+    let report = Report {
+        adapter_set: interface.adapter_set.to_owned(),
+        bytes,
+        macs,
+        reference: [sizes.reference.0, sizes.reference.1, sizes.reference.2],
+        inputs: inputs.reports,
+        head: HeadReport {
+            output: head,
+            shape: head_shape,
+        },
+    };
+    Ok(Checked {
+        report,
+        typed,
+        feeds: inputs.feeds,
+        board,
+    })
+}
+
+/// `model.onnx`'s size, refused over the limit before anything is parsed.
+fn file_size(path: &Path, limits: &ModelLimits) -> Result<u64, Refusal> {
+    let bytes = std::fs::metadata(path).map_err(Refusal::Missing)?.len();
     if bytes > limits.max_bytes {
         return Err(Refusal::TooLarge {
             bytes,
             max: limits.max_bytes,
         });
     }
+    Ok(bytes)
+}
+
+/// The graph as tract loads it, refused when it holds an operator tract
+/// does not implement.
+fn read_graph(path: &Path) -> Result<InferenceModel, Refusal> {
     // Shapes inside the graph come from typing with the adapters' shapes,
     // never from the file's own annotations, which could contradict them.
-    let mut model = tract_onnx::onnx()
+    let model = tract_onnx::onnx()
         .with_ignore_output_shapes(true)
         .with_ignore_value_info(true)
-        .model_for_path(&path)
+        .model_for_path(path)
         .map_err(|e| Refusal::Load(format!("{e:#}")))?;
     for node in model.nodes() {
         let name = node.op.name();
@@ -201,7 +240,12 @@ fn load_unguarded(
             });
         }
     }
-    let head = select_head(&mut model, config.head_output.as_deref())?;
+    Ok(model)
+}
+
+/// The graph's input names, in order; refused when `bot.toml` gives an
+/// adapter to a name that is not among them.
+fn input_names(model: &InferenceModel, config: &ModelConfig) -> Result<Vec<String>, Refusal> {
     let input_names: Vec<String> = model
         .input_outlets()
         .map_err(|e| Refusal::Load(format!("{e:#}")))?
@@ -216,20 +260,16 @@ fn load_unguarded(
             });
         }
     }
-    let mut feeds = Vec::with_capacity(input_names.len());
-    let mut reports = Vec::with_capacity(input_names.len());
-    let mut symbolic = Vec::with_capacity(input_names.len());
-    let mut reference = Vec::with_capacity(input_names.len());
-    let sizes = Sizes {
-        rows: model.symbols.sym(ROWS_SYMBOL),
-        board_rows: model.symbols.sym(BOARD_ROWS_SYMBOL),
-        board_cols: model.symbols.sym(BOARD_COLS_SYMBOL),
-        reference: (
-            interface.reference_rows,
-            interface.largest_board.0,
-            interface.largest_board.1,
-        ),
-    };
+    Ok(input_names)
+}
+
+/// Each graph input with its adapter and its feed as that input alone
+/// fixes it, in the graph's input order.
+fn resolve_inputs<'a>(
+    model: &InferenceModel,
+    config: &'a ModelConfig,
+    input_names: &'a [String],
+) -> Result<Vec<(&'a String, &'a InputConfig, Feed)>, Refusal> {
     let mut resolved = Vec::with_capacity(input_names.len());
     for (ix, name) in input_names.iter().enumerate() {
         let Some(given) = config.inputs.iter().find(|i| &i.name == name) else {
@@ -240,8 +280,29 @@ fn load_unguarded(
             .map_err(|e| Refusal::Load(format!("{e:#}")))?;
         resolved.push((name, given, resolve_input(given, declared)?));
     }
-    // One board for every input: a size one input fixes holds for all.
-    let board = board_args(resolved.iter().map(|(_, _, feed)| &feed.args))?;
+    Ok(resolved)
+}
+
+/// Every input's feed, report and shapes, in the graph's input order.
+struct ShapedInputs {
+    feeds: Vec<Feed>,
+    reports: Vec<InputReport>,
+    /// The shapes for evaluation.
+    symbolic: Vec<Vec<TDim>>,
+    /// The shapes at the reference size, for the cost.
+    reference: Vec<Vec<usize>>,
+}
+
+/// Gives every input the board size `board` fixes and shapes it.
+fn shape_inputs(
+    resolved: Vec<(&String, &InputConfig, Feed)>,
+    board: &BoardArgs,
+    sizes: &Sizes,
+) -> ShapedInputs {
+    let mut feeds = Vec::with_capacity(resolved.len());
+    let mut reports = Vec::with_capacity(resolved.len());
+    let mut symbolic = Vec::with_capacity(resolved.len());
+    let mut reference = Vec::with_capacity(resolved.len());
     for (name, given, mut feed) in resolved {
         if given.adapter.shape.contains(&Dim::BoardRows) {
             feed.args.rows = board.rows;
@@ -260,7 +321,23 @@ fn load_unguarded(
         reference.push(conc);
         feeds.push(feed);
     }
-    let typed = typed_with(model.clone(), &symbolic)?;
+    ShapedInputs {
+        feeds,
+        reports,
+        symbolic,
+        reference,
+    }
+}
+
+/// The head's shape as the report shows it, refused unless it is f32
+/// `[rows, width]` as the interface wants.
+fn check_head(
+    typed: &TypedModel,
+    interface: &ModelInterface,
+    board: &BoardArgs,
+    sizes: &Sizes,
+    head: &str,
+) -> Result<Vec<String>, Refusal> {
     let head_fact = typed
         .output_fact(0)
         .map_err(|e| Refusal::Typing(format!("{e:#}")))?;
@@ -285,13 +362,24 @@ fn load_unguarded(
     let head_shape: Vec<String> = head_fact.shape.iter().map(show).collect();
     if !fits || head_fact.datum_type != f32::datum_type() {
         return Err(Refusal::HeadShape {
-            output: head,
+            output: head.to_owned(),
             shape: format!("[{}] ({:?})", head_shape.join(", "), head_fact.datum_type),
             rows: rows_shown,
             width,
         });
     }
-    let macs = estimate(model, &reference)?;
+    Ok(head_shape)
+}
+
+/// The estimated multiply-accumulates of one turn at the reference size,
+/// refused over the limit.
+fn check_cost(
+    model: InferenceModel,
+    reference: &[Vec<usize>],
+    limits: &ModelLimits,
+    sizes: &Sizes,
+) -> Result<u64, Refusal> {
+    let macs = estimate(model, reference)?;
     if macs > limits.max_macs {
         return Err(Refusal::TooCostly {
             macs,
@@ -301,23 +389,7 @@ fn load_unguarded(
             board_cols: sizes.reference.2,
         });
     }
-    let report = Report {
-        adapter_set: interface.adapter_set.to_owned(),
-        bytes,
-        macs,
-        reference: [sizes.reference.0, sizes.reference.1, sizes.reference.2],
-        inputs: reports,
-        head: HeadReport {
-            output: head,
-            shape: head_shape,
-        },
-    };
-    Ok(Checked {
-        report,
-        typed,
-        feeds,
-        board,
-    })
+    Ok(macs)
 }
 
 /// The board size every input agrees on: a dim one input fixes, no two
@@ -482,6 +554,21 @@ struct Sizes {
 }
 
 impl Sizes {
+    /// The model's symbols for the head rows and the board, and the
+    /// interface's reference size.
+    fn new(model: &InferenceModel, interface: &ModelInterface) -> Sizes {
+        Sizes {
+            rows: model.symbols.sym(ROWS_SYMBOL),
+            board_rows: model.symbols.sym(BOARD_ROWS_SYMBOL),
+            board_cols: model.symbols.sym(BOARD_COLS_SYMBOL),
+            reference: (
+                interface.reference_rows,
+                interface.largest_board.0,
+                interface.largest_board.1,
+            ),
+        }
+    }
+
     /// One input's shape: symbolic (for evaluation), at the reference size
     /// (for the cost), and as the report shows it.
     fn shapes(&self, spec: &AdapterSpec, args: &InputArgs) -> (Vec<TDim>, Vec<usize>, Vec<String>) {

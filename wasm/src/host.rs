@@ -13,7 +13,7 @@ use wasmtime::{Engine, Module};
 
 use crate::config::HostLimits;
 use crate::session::{Session, TurnEnd};
-use crate::wire::{HostMessage, WorkerMessage, read_worker_message};
+use crate::wire::{HostMessage, TurnRequest, WorkerMessage, read_worker_message};
 
 /// Serves one guest over `input`/`output`, its log into `log`.
 pub fn serve(
@@ -24,48 +24,72 @@ pub fn serve(
     output: &mut impl Write,
     log: Box<dyn Write + Send>,
 ) -> std::io::Result<()> {
-    let say = |message: HostMessage, output: &mut dyn Write| -> std::io::Result<()> {
-        output.write_all(&message.encode())?;
-        output.flush()
-    };
+    match load(engine, limits, seed, input, log)? {
+        Loaded::Ready(session, log_for_traps) => play(*session, log_for_traps, input, output),
+        Loaded::Refused(message) => say(HostMessage::Error { message }, output),
+        Loaded::Closed => Ok(()),
+    }
+}
+
+/// Writes one message to the worker.
+fn say(message: HostMessage, output: &mut impl Write) -> std::io::Result<()> {
+    output.write_all(&message.encode())?;
+    output.flush()
+}
+
+/// What the first message, the module, leaves the host with.
+enum Loaded {
+    /// A session ready for its turns, and the log the host writes its notes to.
+    Ready(Box<Session>, LogHandle),
+    /// No session: the error to answer.
+    Refused(String),
+    /// The input closed before the module came.
+    Closed,
+}
+
+/// Reads the compiled module and starts a session on it.
+fn load(
+    engine: &Engine,
+    limits: &HostLimits,
+    seed: u64,
+    input: &mut impl BufRead,
+    log: Box<dyn Write + Send>,
+) -> std::io::Result<Loaded> {
     let artifact = match read_worker_message(input)? {
         Some(WorkerMessage::Module(artifact)) => artifact,
         Some(WorkerMessage::Turn(_)) => {
-            return say(
-                HostMessage::Error {
-                    message: "a turn came before the module".to_owned(),
-                },
-                output,
-            );
+            return Ok(Loaded::Refused("a turn came before the module".to_owned()));
         }
-        None => return Ok(()),
+        None => return Ok(Loaded::Closed),
     };
     // Safety: the worker sends only what its own module cache compiled
     // with this very configuration (see `ModuleCache::read_artifact`).
     let module = match unsafe { Module::deserialize(engine, &artifact) } {
         Ok(module) => module,
         Err(e) => {
-            return say(
-                HostMessage::Error {
-                    message: format!("the compiled module cannot be loaded: {e:#}"),
-                },
-                output,
-            );
+            return Ok(Loaded::Refused(format!(
+                "the compiled module cannot be loaded: {e:#}"
+            )));
         }
     };
     drop(artifact);
     let mut log_for_traps = LogHandle::default();
-    let mut session = match Session::new(engine, module, limits, seed, log_for_traps.share(log)) {
-        Ok(session) => session,
-        Err(e) => {
-            return say(
-                HostMessage::Error {
-                    message: e.to_string(),
-                },
-                output,
-            );
-        }
-    };
+    Ok(
+        match Session::new(engine, module, limits, seed, log_for_traps.share(log)) {
+            Ok(session) => Loaded::Ready(Box::new(session), log_for_traps),
+            Err(e) => Loaded::Refused(e.to_string()),
+        },
+    )
+}
+
+/// The turn loop: reads each turn and answers it, until the guest ends,
+/// a turn ends it or the input closes.
+fn play(
+    mut session: Session,
+    mut log_for_traps: LogHandle,
+    input: &mut impl BufRead,
+    output: &mut impl Write,
+) -> std::io::Result<()> {
     loop {
         let turn = match read_worker_message(input)? {
             Some(WorkerMessage::Turn(turn)) => turn,
@@ -82,30 +106,7 @@ pub fn serve(
                 return Ok(());
             }
         };
-        let end = session.turn(
-            &turn.frame,
-            turn.budget,
-            turn.refill,
-            Duration::from_millis(turn.wall_ms),
-        );
-        let message = match end {
-            Ok(TurnEnd::Reply { line, fuel, stray }) => HostMessage::Reply { fuel, stray, line },
-            Ok(TurnEnd::Overlong { fuel, stray }) => HostMessage::Overlong { fuel, stray },
-            Ok(TurnEnd::NoReply { fuel, stray }) => HostMessage::NoReply { fuel, stray },
-            Ok(TurnEnd::Exhausted { fuel }) => HostMessage::Exhausted { fuel },
-            Ok(TurnEnd::WallBackstop) => {
-                log_for_traps.line("[arena: the turn's wall-clock backstop ran out]");
-                HostMessage::WallBackstop
-            }
-            Ok(TurnEnd::Trap { message }) => {
-                log_for_traps.line(&format!("[arena: wasm trap: {message}]"));
-                HostMessage::Trap
-            }
-            Ok(TurnEnd::Exit { code }) => HostMessage::Exit { code },
-            Err(e) => HostMessage::Error {
-                message: e.to_string(),
-            },
-        };
+        let message = answer(&mut session, &turn, &mut log_for_traps);
         let last = !matches!(
             message,
             HostMessage::Reply { .. }
@@ -117,6 +118,35 @@ pub fn serve(
         if last {
             return Ok(());
         }
+    }
+}
+
+/// Plays one turn; the answer to it (a trap or the backstop noted in the
+/// log as well).
+fn answer(session: &mut Session, turn: &TurnRequest, log_for_traps: &mut LogHandle) -> HostMessage {
+    let end = session.turn(
+        &turn.frame,
+        turn.budget,
+        turn.refill,
+        Duration::from_millis(turn.wall_ms),
+    );
+    match end {
+        Ok(TurnEnd::Reply { line, fuel, stray }) => HostMessage::Reply { fuel, stray, line },
+        Ok(TurnEnd::Overlong { fuel, stray }) => HostMessage::Overlong { fuel, stray },
+        Ok(TurnEnd::NoReply { fuel, stray }) => HostMessage::NoReply { fuel, stray },
+        Ok(TurnEnd::Exhausted { fuel }) => HostMessage::Exhausted { fuel },
+        Ok(TurnEnd::WallBackstop) => {
+            log_for_traps.line("[arena: the turn's wall-clock backstop ran out]");
+            HostMessage::WallBackstop
+        }
+        Ok(TurnEnd::Trap { message }) => {
+            log_for_traps.line(&format!("[arena: wasm trap: {message}]"));
+            HostMessage::Trap
+        }
+        Ok(TurnEnd::Exit { code }) => HostMessage::Exit { code },
+        Err(e) => HostMessage::Error {
+            message: e.to_string(),
+        },
     }
 }
 

@@ -74,6 +74,15 @@ pub fn signature(name: &str) -> Option<(&'static [Kind], &'static [Kind])> {
 /// Defines the host functions for `module`: the implemented ones, and an
 /// ENOSYS answer for every other WASI function it imports.
 pub fn add_to_linker(linker: &mut Linker<Guest>, module: &Module) -> wasmtime::Result<()> {
+    add_args_and_environ(linker)?;
+    add_clocks_and_random(linker)?;
+    add_fds(linker)?;
+    add_proc(linker)?;
+    add_unsupported(linker, module)
+}
+
+/// The program's arguments (only its name) and an empty environment.
+fn add_args_and_environ(linker: &mut Linker<Guest>) -> wasmtime::Result<()> {
     linker.func_wrap(
         MODULE,
         "args_sizes_get",
@@ -106,6 +115,12 @@ pub fn add_to_linker(linker: &mut Linker<Guest>, module: &Module) -> wasmtime::R
         "environ_get",
         |_: Caller<'_, Guest>, _: i32, _: i32| ERRNO_SUCCESS,
     )?;
+    Ok(())
+}
+
+/// The fixed clocks, the match-seeded `random_get`, and the calls that
+/// would wait for time: `poll_oneoff` and `sched_yield`.
+fn add_clocks_and_random(linker: &mut Linker<Guest>) -> wasmtime::Result<()> {
     linker.func_wrap(
         MODULE,
         "clock_res_get",
@@ -128,6 +143,34 @@ pub fn add_to_linker(linker: &mut Linker<Guest>, module: &Module) -> wasmtime::R
             errno(write_u64(&mut c, out, value))
         },
     )?;
+    linker.func_wrap(
+        MODULE,
+        "random_get",
+        |mut c: Caller<'_, Guest>, buf: i32, len: i32| {
+            let Ok(len) = usize::try_from(len) else {
+                return ERRNO_INVAL;
+            };
+            let mut bytes = vec![0u8; len.min(1 << 20)];
+            if bytes.len() < len {
+                return ERRNO_INVAL;
+            }
+            lock(&c.data().shared).random_bytes(&mut bytes);
+            errno(write_bytes(&mut c, buf, &bytes))
+        },
+    )?;
+    linker.func_wrap(MODULE, "sched_yield", |_: Caller<'_, Guest>| ERRNO_SUCCESS)?;
+    linker.func_wrap(
+        MODULE,
+        "poll_oneoff",
+        |mut c: Caller<'_, Guest>, subs: i32, events: i32, n: i32, nevents: i32| {
+            errno(poll_oneoff(&mut c, subs, events, n, nevents))
+        },
+    )?;
+    Ok(())
+}
+
+/// The three standard streams: no other descriptor, nothing preopened.
+fn add_fds(linker: &mut Linker<Guest>) -> wasmtime::Result<()> {
     linker.func_wrap(MODULE, "fd_close", |_: Caller<'_, Guest>, fd: i32| {
         if is_stdio(fd) {
             ERRNO_SUCCESS
@@ -182,32 +225,6 @@ pub fn add_to_linker(linker: &mut Linker<Guest>, module: &Module) -> wasmtime::R
             }
         },
     )?;
-    linker.func_wrap(MODULE, "proc_exit", |_: Caller<'_, Guest>, code: i32| {
-        Err::<(), _>(wasmtime::Error::new(GuestExit(code)))
-    })?;
-    linker.func_wrap(
-        MODULE,
-        "random_get",
-        |mut c: Caller<'_, Guest>, buf: i32, len: i32| {
-            let Ok(len) = usize::try_from(len) else {
-                return ERRNO_INVAL;
-            };
-            let mut bytes = vec![0u8; len.min(1 << 20)];
-            if bytes.len() < len {
-                return ERRNO_INVAL;
-            }
-            lock(&c.data().shared).random_bytes(&mut bytes);
-            errno(write_bytes(&mut c, buf, &bytes))
-        },
-    )?;
-    linker.func_wrap(MODULE, "sched_yield", |_: Caller<'_, Guest>| ERRNO_SUCCESS)?;
-    linker.func_wrap(
-        MODULE,
-        "poll_oneoff",
-        |mut c: Caller<'_, Guest>, subs: i32, events: i32, n: i32, nevents: i32| {
-            errno(poll_oneoff(&mut c, subs, events, n, nevents))
-        },
-    )?;
     linker.func_wrap_async(
         MODULE,
         "fd_write",
@@ -222,6 +239,20 @@ pub fn add_to_linker(linker: &mut Linker<Guest>, module: &Module) -> wasmtime::R
             Box::new(async move { fd_read(&mut c, fd, iovs, count, read).await })
         },
     )?;
+    Ok(())
+}
+
+/// `proc_exit`: ends the guest with its code.
+fn add_proc(linker: &mut Linker<Guest>) -> wasmtime::Result<()> {
+    linker.func_wrap(MODULE, "proc_exit", |_: Caller<'_, Guest>, code: i32| {
+        Err::<(), _>(wasmtime::Error::new(GuestExit(code)))
+    })?;
+    Ok(())
+}
+
+/// An ENOSYS answer for every WASI function `module` imports that the host
+/// does not implement.
+fn add_unsupported(linker: &mut Linker<Guest>, module: &Module) -> wasmtime::Result<()> {
     for import in module.imports() {
         if import.module() != MODULE || signature(import.name()).is_some() {
             continue;
