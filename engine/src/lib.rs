@@ -9,6 +9,8 @@
 //! games: names, seats, options, limits, runtimes, constructors. [`rng`] is
 //! the only source of randomness: a small seeded generator whose output is
 //! fixed forever, so a seed names one map on every machine and every version.
+//! [`grid`] is the board geometry the games share: a cell's four neighbours
+//! (bounded or wrapping), Manhattan distance and breadth-first search.
 //!
 //! Games, one module each, each registered by its `ENTRY`: [`generals`] (the
 //! Generals Competition ruleset; its [`generals::observe`] is the observation
@@ -29,6 +31,7 @@ pub mod game;
 pub mod generals;
 pub mod generals_classic;
 pub mod generals_ffa;
+pub mod grid;
 pub mod grid_royale;
 pub mod registry;
 pub mod replay;

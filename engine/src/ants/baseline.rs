@@ -12,6 +12,7 @@ use super::geometry::{Dir, Torus};
 use super::orders::Orders;
 use super::protocol::Frame;
 use super::state::Ants;
+use crate::grid;
 
 /// The baselines, as the registry lists them.
 pub const NAMES: [&str; 2] = ["hold", "forage"];
@@ -84,22 +85,9 @@ fn forage(frame: &Frame) -> Orders {
 /// Steps from every square to the nearest target, over squares not known
 /// to be water; `u32::MAX` where none is reachable.
 fn distances(t: Torus, known: &[u8], targets: &[usize]) -> Vec<u32> {
-    let mut dist = vec![u32::MAX; t.len()];
-    let mut queue = std::collections::VecDeque::new();
-    for &sq in targets {
-        if dist[sq] == u32::MAX {
-            dist[sq] = 0;
-            queue.push_back(sq);
-        }
-    }
-    while let Some(sq) = queue.pop_front() {
-        for d in Dir::MOVES {
-            let next = t.step(sq, d);
-            if known[next] != b'%' && dist[next] == u32::MAX {
-                dist[next] = dist[sq] + 1;
-                queue.push_back(next);
-            }
-        }
-    }
+    let (mut dist, mut queue) = (Vec::new(), Vec::new());
+    let open = |sq: usize| known[sq] != b'%';
+    let targets = targets.iter().copied();
+    grid::bfs(t, targets, open, grid::UNREACHABLE, &mut dist, &mut queue);
     dist
 }

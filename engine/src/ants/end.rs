@@ -82,16 +82,16 @@ impl Ants {
     /// order is open. Forfeited seats rank below everyone whatever their
     /// score, so they are nobody's rival.
     pub fn rank_stabilized(&self) -> bool {
-        let players = self.params.players;
+        let seats = self.params.players;
         let standing = |owner: usize, own: bool| {
             self.hills
                 .iter()
                 .filter(|h| h.razed.is_none() && (h.owner == owner) == own)
                 .count() as i64
         };
-        for p in (0..players).filter(|&p| self.is_alive(p) && standing(p, true) > 0) {
+        for p in (0..seats).filter(|&p| self.is_alive(p) && standing(p, true) > 0) {
             let best = self.scores[p].saturating_add(2 * standing(p, false));
-            for o in (0..players).filter(|&o| o != p && !self.forfeited[o]) {
+            for o in (0..seats).filter(|&o| o != p && !self.forfeited[o]) {
                 let (mine, theirs) = (self.scores[p], self.scores[o]);
                 let worst = theirs.saturating_sub(standing(o, true));
                 if (mine < theirs && best >= worst) || (mine == theirs && best > worst) {
@@ -105,10 +105,10 @@ impl Ants {
     /// Ends the match now, placing every seat.
     pub(crate) fn finish(&mut self, reason: &str) {
         let key = |s: usize| (self.forfeited[s], std::cmp::Reverse(self.scores[s]));
-        let players = self.params.players;
-        let ranks = (0..players)
+        let seats = self.params.players;
+        let ranks = (0..seats)
             .map(|s| {
-                let ahead = (0..players).filter(|&o| key(o) < key(s)).count();
+                let ahead = (0..seats).filter(|&o| key(o) < key(s)).count();
                 u32::try_from(ahead).unwrap_or(u32::MAX)
             })
             .collect();

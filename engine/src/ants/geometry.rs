@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::grid;
+
 /// One of the five orders an ant takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Dir {
@@ -139,6 +141,21 @@ impl Torus {
     }
 }
 
+/// Searches walk the torus with the shared grid code.
+impl grid::Topology for Torus {
+    #[inline]
+    fn cells(self) -> usize {
+        self.len()
+    }
+
+    #[inline]
+    fn for_each_neighbour(self, square: usize, mut visit: impl FnMut(usize)) {
+        for next in grid::wrapped_neighbours(self.cols, self.rows, square) {
+            visit(next);
+        }
+    }
+}
+
 /// `x` reduced into `0..n` (`n > 0`).
 fn wrap(x: isize, n: usize) -> usize {
     x.rem_euclid(n as isize) as usize
@@ -164,6 +181,17 @@ fn isqrt(x: u32) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn search_neighbours_are_the_four_moves() {
+        for (rows, cols) in [(1, 1), (1, 4), (3, 1), (6, 8)] {
+            let t = Torus { rows, cols };
+            for sq in 0..t.len() {
+                let moves = [Dir::North, Dir::South, Dir::West, Dir::East].map(|d| t.step(sq, d));
+                assert_eq!(grid::wrapped_neighbours(cols, rows, sq), moves);
+            }
+        }
+    }
 
     #[test]
     fn moves_and_distances_wrap_at_both_edges() {

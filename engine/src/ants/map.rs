@@ -20,7 +20,7 @@
 //! satisfy. Blank lines and lines starting with `#` are ignored.
 
 use super::geometry::Torus;
-use super::params::{MAX_PLAYERS, MAX_SIDE};
+use super::params::{MAX_SEATS, MAX_SIDE};
 
 /// A board before play: the file's content, checked by [`Map::check`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,7 +53,7 @@ pub enum MapError {
     RowCount { got: usize, rows: usize },
     #[error("rows and cols must be 1..={MAX_SIDE}")]
     Size,
-    #[error("players must be 2..={MAX_PLAYERS}")]
+    #[error("players must be 2..={MAX_SEATS}")]
     Players,
     #[error("seat {seat} has {got} hills, seat 0 has {expected}")]
     HillCount {
@@ -74,120 +74,27 @@ pub enum MapError {
 }
 
 impl Map {
-    /// Parses a map file.
+    /// Parses a map file: the lines, then the size, seats and shift they
+    /// give, then the squares, then the hills' order and [`Map::check`].
     pub fn parse(text: &str) -> Result<Map, MapError> {
-        let mut rows = None;
-        let mut cols = None;
-        let mut players = None;
-        let mut shift = None;
-        let mut lines: Vec<(usize, &str)> = Vec::new();
-        for (i, raw) in text.lines().enumerate() {
-            let line_no = i + 1;
-            let line = raw.trim_end();
-            if line.trim().is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let bad = |problem: String| MapError::Line {
-                line: line_no,
-                problem,
-            };
-            let (key, rest) = line.split_once(' ').unwrap_or((line, ""));
-            let number = |s: &str| {
-                s.trim()
-                    .parse::<i64>()
-                    .map_err(|_| bad(format!("{s:?} is not an integer")))
-            };
-            match key {
-                "rows" => rows = Some(number(rest)?),
-                "cols" => cols = Some(number(rest)?),
-                "players" => players = Some(number(rest)?),
-                "shift" => {
-                    let mut parts = rest.split_whitespace();
-                    let (Some(dr), Some(dc), None) = (parts.next(), parts.next(), parts.next())
-                    else {
-                        return Err(bad("shift takes two integers".to_owned()));
-                    };
-                    shift = Some((number(dr)?, number(dc)?));
-                }
-                "m" => lines.push((line_no, rest)),
-                other => return Err(bad(format!("unknown key {other:?}"))),
-            }
-        }
-        let side = |v: Option<i64>, what| {
-            let v = v.ok_or(MapError::Missing(what))?;
-            usize::try_from(v)
-                .ok()
-                .filter(|v| (1..=MAX_SIDE).contains(v))
-                .ok_or(MapError::Size)
-        };
-        let torus = Torus {
-            rows: side(rows, "rows")?,
-            cols: side(cols, "cols")?,
-        };
-        let players = usize::try_from(players.ok_or(MapError::Missing("players"))?)
-            .ok()
-            .filter(|p| (2..=MAX_PLAYERS).contains(p))
-            .ok_or(MapError::Players)?;
-        let (dr, dc) = shift.ok_or(MapError::Missing("shift"))?;
-        let shift = (
-            dr.rem_euclid(torus.rows as i64) as usize,
-            dc.rem_euclid(torus.cols as i64) as usize,
-        );
-        if lines.len() != torus.rows {
+        let lines = Lines::read(text)?;
+        let (torus, seats, shift) = lines.shape()?;
+        if lines.squares.len() != torus.rows {
             return Err(MapError::RowCount {
-                got: lines.len(),
+                got: lines.squares.len(),
                 rows: torus.rows,
             });
         }
-        let mut water = vec![false; torus.len()];
-        let mut food = Vec::new();
-        let mut hills_found = Vec::new();
-        let mut ants = Vec::new();
-        for (row, (line_no, chars)) in lines.iter().enumerate() {
-            let bad = |problem: String| MapError::Line {
-                line: *line_no,
-                problem,
-            };
-            let count = chars.chars().count();
-            if count != torus.cols {
-                return Err(bad(format!("{count} squares for {} cols", torus.cols)));
-            }
-            for (col, ch) in chars.chars().enumerate() {
-                let sq = torus.square(row, col);
-                let seat_of = |base: u8| usize::from(ch as u8 - base);
-                match ch {
-                    '.' => {}
-                    '%' => water[sq] = true,
-                    '*' => food.push(sq),
-                    '0'..='7' => hills_found.push((sq, seat_of(b'0'))),
-                    'a'..='h' => ants.push((sq, seat_of(b'a'))),
-                    'A'..='H' => {
-                        hills_found.push((sq, seat_of(b'A')));
-                        ants.push((sq, seat_of(b'A')));
-                    }
-                    other => return Err(bad(format!("unknown square {other:?}"))),
-                }
-                if let Some(&(_, seat)) = hills_found.last().filter(|h| h.0 == sq)
-                    && seat >= players
-                {
-                    return Err(bad(format!("a hill of seat {seat} with {players} players")));
-                }
-                if let Some(&(_, seat)) = ants.last().filter(|a| a.0 == sq)
-                    && seat >= players
-                {
-                    return Err(bad(format!("an ant of seat {seat} with {players} players")));
-                }
-            }
-        }
-        let hills = order_hills(torus, players, shift, &hills_found)?;
+        let squares = Squares::read(torus, seats, &lines.squares)?;
+        let hills = order_hills(torus, seats, shift, &squares.hills)?;
         let map = Map {
             torus,
-            players,
+            players: seats,
             shift,
-            water,
-            food,
+            water: squares.water,
+            food: squares.food,
             hills,
-            ants,
+            ants: squares.ants,
         };
         map.check()?;
         Ok(map)
@@ -206,7 +113,7 @@ impl Map {
         if !(1..=MAX_SIDE).contains(&t.rows) || !(1..=MAX_SIDE).contains(&t.cols) {
             return Err(MapError::Size);
         }
-        if !(2..=MAX_PLAYERS).contains(&self.players) {
+        if !(2..=MAX_SEATS).contains(&self.players) {
             return Err(MapError::Players);
         }
         if self.water.len() != t.len() || self.shift.0 >= t.rows || self.shift.1 >= t.cols {
@@ -287,6 +194,150 @@ impl Map {
     }
 }
 
+/// A map file's lines, each read on its own: the numbers of the header
+/// lines, not yet checked, and the `m` lines with their line numbers.
+struct Lines<'a> {
+    rows: Option<i64>,
+    cols: Option<i64>,
+    /// The `players` line: the seats the map is for.
+    seats: Option<i64>,
+    shift: Option<(i64, i64)>,
+    squares: Vec<(usize, &'a str)>,
+}
+
+impl<'a> Lines<'a> {
+    /// Reads every line; fails on the first that is not well formed.
+    fn read(text: &'a str) -> Result<Lines<'a>, MapError> {
+        let mut lines = Lines {
+            rows: None,
+            cols: None,
+            seats: None,
+            shift: None,
+            squares: Vec::new(),
+        };
+        for (i, raw) in text.lines().enumerate() {
+            let line_no = i + 1;
+            let line = raw.trim_end();
+            if line.trim().is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let bad = |problem: String| MapError::Line {
+                line: line_no,
+                problem,
+            };
+            let (key, rest) = line.split_once(' ').unwrap_or((line, ""));
+            let number = |s: &str| {
+                s.trim()
+                    .parse::<i64>()
+                    .map_err(|_| bad(format!("{s:?} is not an integer")))
+            };
+            match key {
+                "rows" => lines.rows = Some(number(rest)?),
+                "cols" => lines.cols = Some(number(rest)?),
+                "players" => lines.seats = Some(number(rest)?),
+                "shift" => {
+                    let mut parts = rest.split_whitespace();
+                    let (Some(dr), Some(dc), None) = (parts.next(), parts.next(), parts.next())
+                    else {
+                        return Err(bad("shift takes two integers".to_owned()));
+                    };
+                    lines.shift = Some((number(dr)?, number(dc)?));
+                }
+                "m" => lines.squares.push((line_no, rest)),
+                other => return Err(bad(format!("unknown key {other:?}"))),
+            }
+        }
+        Ok(lines)
+    }
+
+    /// The board's size, seats and shift (as residues), each present and
+    /// in range.
+    fn shape(&self) -> Result<(Torus, usize, (usize, usize)), MapError> {
+        let side = |v: Option<i64>, what| {
+            let v = v.ok_or(MapError::Missing(what))?;
+            usize::try_from(v)
+                .ok()
+                .filter(|v| (1..=MAX_SIDE).contains(v))
+                .ok_or(MapError::Size)
+        };
+        let torus = Torus {
+            rows: side(self.rows, "rows")?,
+            cols: side(self.cols, "cols")?,
+        };
+        let seats = usize::try_from(self.seats.ok_or(MapError::Missing("players"))?)
+            .ok()
+            .filter(|p| (2..=MAX_SEATS).contains(p))
+            .ok_or(MapError::Players)?;
+        let (dr, dc) = self.shift.ok_or(MapError::Missing("shift"))?;
+        let shift = (
+            dr.rem_euclid(torus.rows as i64) as usize,
+            dc.rem_euclid(torus.cols as i64) as usize,
+        );
+        Ok((torus, seats, shift))
+    }
+}
+
+/// What the `m` lines put on the board; hills in the order found.
+struct Squares {
+    water: Vec<bool>,
+    food: Vec<usize>,
+    hills: Vec<(usize, usize)>,
+    ants: Vec<(usize, usize)>,
+}
+
+impl Squares {
+    /// Reads one `m` line per row of `torus`, each `cols` squares long, with
+    /// hills and ants of seats below `seats` only.
+    fn read(torus: Torus, seats: usize, lines: &[(usize, &str)]) -> Result<Squares, MapError> {
+        let mut water = vec![false; torus.len()];
+        let mut food = Vec::new();
+        let mut hills_found = Vec::new();
+        let mut ants = Vec::new();
+        for (row, (line_no, chars)) in lines.iter().enumerate() {
+            let bad = |problem: String| MapError::Line {
+                line: *line_no,
+                problem,
+            };
+            let count = chars.chars().count();
+            if count != torus.cols {
+                return Err(bad(format!("{count} squares for {} cols", torus.cols)));
+            }
+            for (col, ch) in chars.chars().enumerate() {
+                let sq = torus.square(row, col);
+                let seat_of = |base: u8| usize::from(ch as u8 - base);
+                match ch {
+                    '.' => {}
+                    '%' => water[sq] = true,
+                    '*' => food.push(sq),
+                    '0'..='7' => hills_found.push((sq, seat_of(b'0'))),
+                    'a'..='h' => ants.push((sq, seat_of(b'a'))),
+                    'A'..='H' => {
+                        hills_found.push((sq, seat_of(b'A')));
+                        ants.push((sq, seat_of(b'A')));
+                    }
+                    other => return Err(bad(format!("unknown square {other:?}"))),
+                }
+                if let Some(&(_, seat)) = hills_found.last().filter(|h| h.0 == sq)
+                    && seat >= seats
+                {
+                    return Err(bad(format!("a hill of seat {seat} with {seats} players")));
+                }
+                if let Some(&(_, seat)) = ants.last().filter(|a| a.0 == sq)
+                    && seat >= seats
+                {
+                    return Err(bad(format!("an ant of seat {seat} with {seats} players")));
+                }
+            }
+        }
+        Ok(Squares {
+            water,
+            food,
+            hills: hills_found,
+            ants,
+        })
+    }
+}
+
 /// `square` moved by `seat × shift`.
 pub fn image(torus: Torus, shift: (usize, usize), square: usize, seat: usize) -> usize {
     let (r, c) = torus.row_col(square);
@@ -299,14 +350,14 @@ pub fn image(torus: Torus, shift: (usize, usize), square: usize, seat: usize) ->
 /// order of seat 0's images; refuses hills that are not images.
 fn order_hills(
     torus: Torus,
-    players: usize,
+    seats: usize,
     shift: (usize, usize),
     hills: &[(usize, usize)],
 ) -> Result<Vec<(usize, usize)>, MapError> {
     let mut first: Vec<usize> = hills.iter().filter(|h| h.1 == 0).map(|h| h.0).collect();
     first.sort_unstable();
     let mut ordered = Vec::with_capacity(hills.len());
-    for seat in 0..players {
+    for seat in 0..seats {
         let got = hills.iter().filter(|h| h.1 == seat).count();
         if got != first.len() || got == 0 {
             return Err(MapError::HillCount {

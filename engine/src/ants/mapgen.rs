@@ -12,25 +12,26 @@
 
 use super::geometry::Torus;
 use super::map::{Map, image};
+use crate::grid;
 use crate::rng::SplitMix64;
 
 /// Area each colony gets, roughly (a 2011 map gave about 500–2000).
-const AREA_PER_PLAYER: usize = 512;
+const AREA_PER_SEAT: usize = 512;
 /// Initial food placements, each one food per colony near its first hill.
 const INITIAL_FOOD: usize = 3;
 
-/// Draws the map `seed` names for `players` seats (2..=8).
-pub fn generate(seed: u64, players: usize) -> Map {
-    let players = players.clamp(2, 8);
+/// Draws the map `seed` names for `seats` seats (2..=8).
+pub fn generate(seed: u64, seats: usize) -> Map {
+    let seats = seats.clamp(2, 8);
     let mut rng = SplitMix64::new(seed ^ 0xA275_0000_0000_0000);
-    let base = isqrt(AREA_PER_PLAYER / players).max(5);
+    let base = isqrt(AREA_PER_SEAT / seats).max(5);
     let mut dim = || base - 2 + rng.below(5) as usize;
     let (h, w) = (dim(), dim());
     let torus = Torus {
-        rows: players * h,
-        cols: players * w,
+        rows: seats * h,
+        cols: seats * w,
     };
-    let coprime: Vec<usize> = (1..players).filter(|&m| gcd(m, players) == 1).collect();
+    let coprime: Vec<usize> = (1..seats).filter(|&m| gcd(m, seats) == 1).collect();
     let m = coprime[rng.below(coprime.len() as u64) as usize];
     let shift = (h, (m * w) % torus.cols);
     let orbit = Orbit { torus, shift, h };
@@ -56,7 +57,7 @@ pub fn generate(seed: u64, players: usize) -> Map {
         let sq = orbit.rep(rng.below(torus.len() as u64) as usize);
         let far = first
             .iter()
-            .all(|&o| (0..players).all(|s| torus.dist2(image(torus, shift, o, s), sq) > 25));
+            .all(|&o| (0..seats).all(|s| torus.dist2(image(torus, shift, o, s), sq) > 25));
         if far {
             first.push(sq);
         }
@@ -70,7 +71,7 @@ pub fn generate(seed: u64, players: usize) -> Map {
         .map(|sq| band_water[orbit.rep(sq)])
         .collect();
     first.sort_unstable();
-    let hills: Vec<(usize, usize)> = (0..players)
+    let hills: Vec<(usize, usize)> = (0..seats)
         .flat_map(|s| first.iter().map(move |&sq| (image(torus, shift, sq, s), s)))
         .collect();
     fill_unreachable(torus, &mut water, &hills);
@@ -85,7 +86,7 @@ pub fn generate(seed: u64, players: usize) -> Map {
         }
         let d = near[rng.below(near.len() as u64) as usize];
         let sq = torus.add(first[0], d);
-        let images: Vec<usize> = (0..players).map(|s| image(torus, shift, sq, s)).collect();
+        let images: Vec<usize> = (0..seats).map(|s| image(torus, shift, sq, s)).collect();
         if images
             .iter()
             .all(|&q| !water[q] && !food.contains(&q) && !hills.iter().any(|h| h.0 == q))
@@ -102,7 +103,7 @@ pub fn generate(seed: u64, players: usize) -> Map {
     };
     Map {
         torus,
-        players,
+        players: seats,
         shift,
         water,
         food,
@@ -131,22 +132,12 @@ impl Orbit {
 
 /// Turns land that no hill can walk to into water.
 fn fill_unreachable(torus: Torus, water: &mut [bool], hills: &[(usize, usize)]) {
-    let mut reached = vec![false; torus.len()];
-    let mut queue: Vec<usize> = hills.iter().map(|h| h.0).collect();
-    for &sq in &queue {
-        reached[sq] = true;
-    }
-    while let Some(sq) = queue.pop() {
-        for dir in super::geometry::Dir::MOVES {
-            let next = torus.step(sq, dir);
-            if !water[next] && !reached[next] {
-                reached[next] = true;
-                queue.push(next);
-            }
-        }
-    }
-    for (w, r) in water.iter_mut().zip(&reached) {
-        *w |= !*r;
+    let (mut dist, mut queue) = (Vec::new(), Vec::new());
+    let hills = hills.iter().map(|h| h.0);
+    let land = |sq: usize| !water[sq];
+    grid::bfs(torus, hills, land, grid::UNREACHABLE, &mut dist, &mut queue);
+    for (w, &d) in water.iter_mut().zip(&dist) {
+        *w |= d == grid::UNREACHABLE;
     }
 }
 

@@ -7,7 +7,7 @@ use super::state::StateError;
 /// Most rows or columns a board may have.
 pub const MAX_SIDE: usize = 200;
 /// Most colonies a board may hold (`0`–`7` in a map file).
-pub const MAX_PLAYERS: usize = 8;
+pub const MAX_SEATS: usize = 8;
 /// Most turns a match may be configured for.
 pub const MAX_TURNS_LIMIT: u32 = 100_000;
 /// Largest `food_rate` (hundredths of a food per colony per turn).
@@ -36,10 +36,10 @@ pub struct Params {
 }
 
 impl Params {
-    /// The 2011 numbers for `players` colonies.
-    pub fn standard(players: usize) -> Params {
+    /// The 2011 numbers for `seats` colonies.
+    pub fn standard(seats: usize) -> Params {
         Params {
-            players,
+            players: seats,
             max_turns: 1000,
             food_rate: 25,
             attack_radius2: ATTACK_RADIUS2,
@@ -51,7 +51,7 @@ impl Params {
     /// Checks every range the rules rely on.
     pub fn check(&self) -> Result<(), StateError> {
         let bad = StateError::Params;
-        if !(2..=MAX_PLAYERS).contains(&self.players) {
+        if !(2..=MAX_SEATS).contains(&self.players) {
             return Err(bad("players must be 2..=8"));
         }
         if self.max_turns == 0 || self.max_turns > MAX_TURNS_LIMIT {

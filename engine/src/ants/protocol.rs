@@ -59,8 +59,8 @@ pub(crate) struct Frame {
 impl Ants {
     /// Seat `seat`'s owner number for `owner`.
     fn relative(&self, seat: usize, owner: usize) -> usize {
-        let p = self.params.players;
-        (owner + p - seat % p) % p
+        let seats = self.params.players;
+        (owner + seats - seat % seats) % seats
     }
 
     /// The observation `seat` is sent before the next turn.
@@ -117,12 +117,12 @@ impl Ants {
             .map(|h| (h.square, h.owner))
             .collect();
         hills.sort_unstable();
-        let p = self.params.players;
+        let seats = self.params.players;
         Frame {
             turn: self.turn.saturating_add(1),
             max_turns: self.params.max_turns,
             you: seat,
-            players: p,
+            players: seats,
             rows: t.rows,
             cols: t.cols,
             attack_radius2: self.params.attack_radius2,
@@ -140,7 +140,9 @@ impl Ants {
                 })
                 .collect(),
             hive: self.hives.get(seat).copied().unwrap_or(0),
-            scores: (0..p).map(|k| self.scores[(seat + k) % p]).collect(),
+            scores: (0..seats)
+                .map(|k| self.scores[(seat + k) % seats])
+                .collect(),
         }
     }
 }

@@ -11,7 +11,7 @@
 
 use super::geometry::Dir;
 use super::orders::Orders;
-use super::params::MAX_PLAYERS;
+use super::params::MAX_SEATS;
 use super::state::{Ant, Ants, Cause, Death, Razed, Razing};
 use crate::game::Outcome;
 
@@ -42,7 +42,7 @@ impl Ants {
     /// water or food (a refused move is a stay). Positional: the `i`-th
     /// ant of a seat in mine order takes letter `i`.
     fn move_ants(&self, actions: &[Option<Orders>]) -> Vec<Ant> {
-        let mut index = [0usize; MAX_PLAYERS];
+        let mut index = [0usize; MAX_SEATS];
         self.ants
             .iter()
             .map(|ant| {

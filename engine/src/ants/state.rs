@@ -180,7 +180,7 @@ impl Ants {
                 "the map's players differ from the seats",
             ));
         }
-        let players = params.players;
+        let seats = params.players;
         let hills: Vec<Hill> = map
             .hills
             .iter()
@@ -191,8 +191,8 @@ impl Ants {
                 razed: None,
             })
             .collect();
-        let mut scores = vec![0i64; players];
-        let mut seen = vec![Mask(vec![false; map.torus.len()]); players];
+        let mut scores = vec![0i64; seats];
+        let mut seen = vec![Mask(vec![false; map.torus.len()]); seats];
         for h in &hills {
             scores[h.owner] += 1;
             seen[h.owner].0[h.square] = true;
@@ -214,14 +214,14 @@ impl Ants {
             ants,
             food,
             hills,
-            hives: vec![0; players],
+            hives: vec![0; seats],
             scores,
-            forfeited: vec![false; players],
+            forfeited: vec![false; seats],
             seen,
             rng: SplitMix64::new(seed),
             deaths: Vec::new(),
             razings: Vec::new(),
-            stats: vec![SeatStats::default(); players],
+            stats: vec![SeatStats::default(); seats],
             outcome: None,
         };
         game.fold_vision();
@@ -298,7 +298,7 @@ impl Ants {
         let bad = StateError::Invalid;
         self.params.check()?;
         let t = self.torus;
-        let p = self.params.players;
+        let seats = self.params.players;
         if !(1..=super::params::MAX_SIDE).contains(&t.rows)
             || !(1..=super::params::MAX_SIDE).contains(&t.cols)
         {
@@ -315,14 +315,14 @@ impl Ants {
             self.stats.len(),
         ]
         .iter()
-        .any(|&n| n != p)
+        .any(|&n| n != seats)
             || self.seen.iter().any(|m| m.0.len() != t.len())
         {
             return Err(bad("per-seat lists do not match the players"));
         }
         let mut last = None;
         for a in &self.ants {
-            if a.square >= t.len() || a.owner >= p || self.water.0[a.square] {
+            if a.square >= t.len() || a.owner >= seats || self.water.0[a.square] {
                 return Err(bad("an ant is off the board, on water or has no seat"));
             }
             if last.is_some_and(|l| a.square <= l) {
@@ -338,7 +338,7 @@ impl Ants {
             last = Some(f);
         }
         for h in &self.hills {
-            if h.square >= t.len() || h.owner >= p || h.razed.is_some_and(|r| r.by >= p) {
+            if h.square >= t.len() || h.owner >= seats || h.razed.is_some_and(|r| r.by >= seats) {
                 return Err(bad("a hill is off the board or has no seat"));
             }
         }
@@ -346,7 +346,7 @@ impl Ants {
             return Err(bad("no hills, or past max_turns"));
         }
         if let Some(o) = &self.outcome
-            && (o.ranks.len() != p || o.scores.len() != p)
+            && (o.ranks.len() != seats || o.scores.len() != seats)
         {
             return Err(bad("the outcome must rank every seat"));
         }

@@ -6,6 +6,7 @@ use super::action::Direction;
 use super::ruleset::Ruleset;
 use super::state::{State, check_params, side_ok};
 use crate::game::Outcome;
+use crate::grid::Grid;
 
 /// What stands on a cell, encoded as in the reference engine's fixtures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -418,27 +419,16 @@ fn reciprocal(width: usize) -> u64 {
 
 /// The passable-neighbour mask of every cell (see [`Generals::open`]).
 pub(crate) fn open_directions(height: usize, width: usize, kind: &[Kind]) -> Vec<u8> {
-    let passable = |row: usize, col: usize| kind[row * width + col] != Kind::Mountain;
-    let mut open = vec![0u8; height * width];
-    for row in 0..height {
-        for col in 0..width {
-            let mut mask = 0u8;
-            if row > 0 && passable(row - 1, col) {
-                mask |= 1 << Direction::Up as u8;
-            }
-            if row + 1 < height && passable(row + 1, col) {
-                mask |= 1 << Direction::Down as u8;
-            }
-            if col > 0 && passable(row, col - 1) {
-                mask |= 1 << Direction::Left as u8;
-            }
-            if col + 1 < width && passable(row, col + 1) {
-                mask |= 1 << Direction::Right as u8;
-            }
-            open[row * width + col] = mask;
-        }
-    }
-    open
+    let board = Grid::new(width, height);
+    (0..board.cells())
+        .map(|cell| {
+            // The grid lists neighbours in `Direction` order.
+            let around = board.neighbours(cell).into_iter().zip(Direction::ALL);
+            around
+                .filter(|&(next, _)| next.is_some_and(|n| kind[n] != Kind::Mountain))
+                .fold(0u8, |mask, (_, dir)| mask | 1 << dir as u8)
+        })
+        .collect()
 }
 
 #[cfg(test)]

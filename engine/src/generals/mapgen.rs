@@ -65,6 +65,7 @@
 //! this is the whole acceptance test ([`MapStats::meets_rules`]).
 
 use crate::generals::board::{Generals, Kind, Params, Setup, SetupError};
+use crate::grid;
 use crate::rng::SplitMix64;
 
 /// Smallest side length.
@@ -86,7 +87,7 @@ pub const SPAWN_FAIRNESS_PERCENT: usize = 85;
 /// Least number of passable neighbours of a general's cell.
 pub const MIN_SPAWN_EXITS: usize = 2;
 /// Distance of a cell a BFS did not reach (a mountain or another component).
-pub const UNREACHABLE: u32 = u32::MAX;
+pub const UNREACHABLE: u32 = grid::UNREACHABLE;
 
 /// Mountain layouts tried before the fixed fallback board.
 pub const LAYOUT_ATTEMPTS: usize = 32;
@@ -266,32 +267,21 @@ impl Grid {
         self.height * self.width
     }
 
-    /// The up to four orthogonal neighbours of `cell`, on the stack (cheap
-    /// even in unoptimised builds; the BFS unrolls its own copy).
-    fn neighbours(self, cell: usize) -> Neighbours {
-        let mut out = Neighbours {
-            cells: [0; 4],
-            len: 0,
-        };
-        let (row, col) = (cell / self.width, cell % self.width);
-        if row > 0 {
-            out.push(cell - self.width);
-        }
-        if row + 1 < self.height {
-            out.push(cell + self.width);
-        }
-        if col > 0 {
-            out.push(cell - 1);
-        }
-        if col + 1 < self.width {
-            out.push(cell + 1);
-        }
-        out
+    /// The shared geometry of this board.
+    #[inline]
+    fn board(self) -> grid::Grid {
+        grid::Grid::new(self.width, self.height)
+    }
+
+    /// The up to four orthogonal neighbours of `cell`.
+    #[inline]
+    fn neighbours(self, cell: usize) -> impl Iterator<Item = usize> {
+        self.board().neighbours(cell).into_iter().flatten()
     }
 
     fn exits(self, kind: &[Kind], cell: usize) -> usize {
         let mut count = 0;
-        for &n in self.neighbours(cell).as_slice() {
+        for n in self.neighbours(cell) {
             if !matches!(kind[n], Kind::Mountain) {
                 count += 1;
             }
@@ -311,28 +301,8 @@ impl Grid {
     }
 }
 
-/// A cell's neighbours: the first `len` entries of `cells`.
-struct Neighbours {
-    cells: [usize; 4],
-    len: usize,
-}
-
-impl Neighbours {
-    fn push(&mut self, cell: usize) {
-        self.cells[self.len] = cell;
-        self.len += 1;
-    }
-
-    fn as_slice(&self) -> &[usize] {
-        &self.cells[..self.len]
-    }
-}
-
 /// Reusable BFS buffers. Only the cells the previous search reached are
 /// reset, so a radius-6 search costs about its ball, not the whole board.
-///
-/// Plain slices and a fixed-size queue rather than `Vec::push`: this is most
-/// of the generator's time, and unoptimised test builds pay for every call.
 struct Bfs {
     /// Steps from the last start; [`UNREACHABLE`] where it did not get.
     dist: Vec<u32>,
@@ -361,58 +331,14 @@ impl Bfs {
     /// returns how many cells it reached (0 if `start` is a mountain).
     /// `kind` must be `grid.cells()` long and `start` on the board.
     fn run(&mut self, grid: Grid, kind: &[Kind], start: usize, limit: u32) -> usize {
-        let dist = self.dist.as_mut_slice();
-        let queue = self.queue.as_mut_slice();
-        for &cell in &queue[..self.reached] {
-            dist[cell] = UNREACHABLE;
+        for &cell in &self.queue[..self.reached] {
+            self.dist[cell] = UNREACHABLE;
         }
-        self.reached = 0;
-        if matches!(kind[start], Kind::Mountain) {
-            return 0;
-        }
-        dist[start] = 0;
-        queue[0] = start;
-        let (mut head, mut tail) = (0, 1);
-        while head < tail {
-            let cell = queue[head];
-            head += 1;
-            let next = dist[cell] + 1;
-            if next > limit {
-                continue;
-            }
-            let (row, col) = (cell / grid.width, cell % grid.width);
-            let (w, t) = (grid.width, &mut tail);
-            if row > 0 {
-                visit(kind, dist, queue, t, cell - w, next);
-            }
-            if row + 1 < grid.height {
-                visit(kind, dist, queue, t, cell + w, next);
-            }
-            if col > 0 {
-                visit(kind, dist, queue, t, cell - 1, next);
-            }
-            if col + 1 < w {
-                visit(kind, dist, queue, t, cell + 1, next);
-            }
-        }
-        self.reached = tail;
-        tail
-    }
-}
-
-/// Enqueues `cell` at distance `next` if it is passable and new.
-fn visit(
-    kind: &[Kind],
-    dist: &mut [u32],
-    queue: &mut [usize],
-    tail: &mut usize,
-    cell: usize,
-    next: u32,
-) {
-    if !matches!(kind[cell], Kind::Mountain) && dist[cell] == UNREACHABLE {
-        dist[cell] = next;
-        queue[*tail] = cell;
-        *tail += 1;
+        let passable = move |cell: usize| !matches!(kind[cell], Kind::Mountain);
+        let start = passable(start).then_some(start);
+        let (dist, queue) = (&mut self.dist, &mut self.queue);
+        self.reached = grid::search(grid.board(), start, passable, limit, dist, queue);
+        self.reached
     }
 }
 
@@ -511,7 +437,7 @@ fn connect(rng: &mut SplitMix64, grid: Grid, kind: &mut [Kind], mountains: usize
         kind[pick] = Kind::Plain;
         // Its mountain neighbours now border the component too; the rest of
         // the frontier still does, since plains only ever get added.
-        for &n in grid.neighbours(pick).as_slice() {
+        for n in grid.neighbours(pick) {
             if matches!(kind[n], Kind::Mountain) && !in_frontier[n] {
                 in_frontier[n] = true;
                 frontier.push(n);

@@ -6,7 +6,10 @@
 //! [`frame`] renders the fog-of-war text each bot reads; [`mapgen`] draws a
 //! fresh board from a seed; [`ruleset`] names the switches that turn these
 //! rules into classic generals.io's (played as [`crate::generals_classic`],
-//! which shares every module here). [`ENTRY`] registers the competition.
+//! which shares every module here). [`state`] is the serialised form of a
+//! game; [`observe`] encodes what a seat sees as numbers; [`random`] and
+//! [`scripted`] are built-in players (random legal, rule-based). [`ENTRY`]
+//! registers the competition.
 //!
 //! The encodings follow the competition's reference engine so fixtures compare
 //! directly: kind 0 plain, 1 mountain, 2 castle, 3 general; owner 0 neutral,

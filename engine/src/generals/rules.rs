@@ -11,6 +11,7 @@ use super::action::{Action, ActionKind, Direction};
 use super::board::{Generals, Kind};
 use super::ruleset::Ruleset;
 use crate::game::Outcome;
+use crate::grid;
 
 /// A move's cells, resolved once per step.
 #[derive(Clone, Copy)]
@@ -152,7 +153,7 @@ impl Generals {
             .filter(|&&s| self.owner[s] == me)
             .map(|&s| {
                 let (s_row, s_col) = self.coords(s);
-                let distance = s_row.abs_diff(row) + s_col.abs_diff(col);
+                let distance = grid::manhattan((s_row, s_col), (row, col));
                 14u32.saturating_sub(2 * u32::try_from(distance).unwrap_or(u32::MAX / 2))
             })
             .sum();

@@ -73,7 +73,7 @@
 //!    are uniform unless a general would otherwise go without one. A cell
 //!    that is a general's last plain neighbour is never chosen. Then a
 //!    garrison is drawn for each castle, in placement order. Because
-//!    [`MAX_PLAYERS`] < [`MIN_CASTLES`], the forced castles always fit.
+//!    [`MAX_SEATS`] < [`MIN_CASTLES`], the forced castles always fit.
 //! 6. **Seats.** The generals are shuffled into seat order, so no seat is
 //!    systematically the one drawn first.
 //!
@@ -114,14 +114,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::generals::Kind;
 use crate::generals::mapgen::{bfs_distances, scatter_connected};
+use crate::grid;
 use crate::rng::SplitMix64;
 
 /// The sides [`MapOptions::check`] accepts.
 pub const SIDE_LIMITS: RangeInclusive<usize> = 6..=23;
 /// Fewest generals.
-pub const MIN_PLAYERS: usize = 2;
+pub const MIN_SEATS: usize = 2;
 /// Most generals (the FFA variants); below [`MIN_CASTLES`] on purpose.
-pub const MAX_PLAYERS: usize = 8;
+pub const MAX_SEATS: usize = 8;
 /// Fewest neutral castles on a board.
 pub const MIN_CASTLES: usize = 9;
 /// Most neutral castles on a board.
@@ -182,7 +183,7 @@ pub enum MapError {
     SideOutOfRange { side: usize },
     #[error("min_side {min_side} is larger than max_side {max_side}")]
     SidesReversed { min_side: usize, max_side: usize },
-    #[error("{players} players; the generator supports {MIN_PLAYERS}..={MAX_PLAYERS}")]
+    #[error("{players} players; the generator supports {MIN_SEATS}..={MAX_SEATS}")]
     Players { players: usize },
 }
 
@@ -200,7 +201,7 @@ impl MapOptions {
                 max_side: self.max_side,
             });
         }
-        if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&self.players) {
+        if !(MIN_SEATS..=MAX_SEATS).contains(&self.players) {
             return Err(MapError::Players {
                 players: self.players,
             });
@@ -210,14 +211,14 @@ impl MapOptions {
 
     /// The nearest valid options: each side clamped into [`SIDE_LIMITS`],
     /// the two swapped if reversed, the players clamped into
-    /// [`MIN_PLAYERS`]`..=`[`MAX_PLAYERS`]. Valid options map to themselves.
+    /// [`MIN_SEATS`]`..=`[`MAX_SEATS`]. Valid options map to themselves.
     pub fn clamped(&self) -> MapOptions {
         let clamp = |side: usize| side.clamp(*SIDE_LIMITS.start(), *SIDE_LIMITS.end());
         let (a, b) = (clamp(self.min_side), clamp(self.max_side));
         MapOptions {
             min_side: a.min(b),
             max_side: a.max(b),
-            players: self.players.clamp(MIN_PLAYERS, MAX_PLAYERS),
+            players: self.players.clamp(MIN_SEATS, MAX_SEATS),
         }
     }
 }
@@ -256,9 +257,9 @@ pub struct MapReport {
 }
 
 /// The least pairwise BFS distance between generals on an
-/// `height`×`width` board with `players` generals:
+/// `height`×`width` board with `seats` generals:
 ///
-/// `min(17, (height + width) · 8 / (3 · (players + 2)))`, rounded down.
+/// `min(17, (height + width) · 8 / (3 · (seats + 2)))`, rounded down.
 ///
 /// For two players that is `min(17, (height + width) · 2 / 3)`. Every
 /// reference board has `height + width` ≥ 30, so it is always 17 there (the
@@ -266,14 +267,14 @@ pub struct MapReport {
 /// proportion 17 has on a 13×13 board, about two thirds of the Manhattan
 /// diameter `height + width − 2`: 10 on 8×8, 13 on 10×10, 8 on 6×6.
 ///
-/// More players crowd the board, so the factor `4 / (players + 2)` (1 for
+/// More players crowd the board, so the factor `4 / (seats + 2)` (1 for
 /// two players) shrinks it. It was fitted so that the uniform placement of
 /// step 4 nearly always succeeds without the fallback: on 23×23, 17 for up to
 /// 4 players, 15 for 6 and 12 for 8; on 15×15, 13 for 4 and 8 for 8
 /// players. The result is at least 1.
-pub fn min_general_distance(height: usize, width: usize, players: usize) -> u32 {
-    let players = players.max(MIN_PLAYERS);
-    let scaled = (height + width) * 8 / (3 * (players + 2));
+pub fn min_general_distance(height: usize, width: usize, seats: usize) -> u32 {
+    let seats = seats.max(MIN_SEATS);
+    let scaled = (height + width) * 8 / (3 * (seats + 2));
     scaled.clamp(1, MIN_GENERAL_DISTANCE as usize) as u32
 }
 
@@ -390,30 +391,26 @@ impl Grid {
         [cell / self.width, cell % self.width]
     }
 
-    /// BFS steps from `cell` over non-mountain cells ([`UNREACHABLE`] where
-    /// not reached).
+    /// BFS steps from `cell` over non-mountain cells
+    /// ([`UNREACHABLE`](grid::UNREACHABLE) where not reached).
     fn distances(self, kind: &[Kind], cell: usize) -> Vec<u32> {
         bfs_distances(self.height, self.width, kind, self.at(cell))
     }
 
     /// The up to four orthogonal neighbours of `cell`, in a fixed order.
     fn neighbours(self, cell: usize) -> impl Iterator<Item = usize> {
-        let (row, col) = (cell / self.width, cell % self.width);
-        let up = (row > 0).then(|| cell - self.width);
-        let down = (row + 1 < self.height).then(|| cell + self.width);
-        let left = (col > 0).then(|| cell - 1);
-        let right = (col + 1 < self.width).then(|| cell + 1);
-        [up, down, left, right].into_iter().flatten()
+        let board = grid::Grid::new(self.width, self.height);
+        board.neighbours(cell).into_iter().flatten()
     }
 }
 
-/// Step 4: `players` plains pairwise at least `distance` BFS steps apart, in
+/// Step 4: `seats` plains pairwise at least `distance` BFS steps apart, in
 /// placement order, or `None` when this attempt ran out of candidates.
 fn place_generals(
     rng: &mut SplitMix64,
     grid: Grid,
     kind: &[Kind],
-    players: usize,
+    seats: usize,
     distance: u32,
 ) -> Option<Vec<usize>> {
     let plains: Vec<usize> = (0..grid.cells())
@@ -426,7 +423,7 @@ fn place_generals(
     let mut nearest = grid.distances(kind, first);
     let mut chosen = vec![first];
     let mut candidates = Vec::new();
-    while chosen.len() < players {
+    while chosen.len() < seats {
         candidates.clear();
         // `nearest` is 0 on chosen cells, so `distance` ≥ 1 excludes them.
         candidates.extend(plains.iter().copied().filter(|&c| nearest[c] >= distance));

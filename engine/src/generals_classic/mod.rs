@@ -15,29 +15,24 @@
 //! The free-for-all (2..=8 seats) and 2v2 formats are played by a separate
 //! engine, [`GeneralsClassicMulti`], under the same name and entry (option
 //! `mode`): [`multi`] holds its state, validation and rules version,
-//! [`multi_rules`] the move order, step, captures and placements,
-//! [`multi_frame`] the N-seat handshake and frame, [`multi_game`] the
+//! [`multi::rules`] the move order, step, captures and placements,
+//! [`multi::frame`] the N-seat handshake and frame, [`multi::game`] the
 //! [`Game`] impl and a random legal player. The rules are in
 //! `docs/games/generals-classic.md`, "Free-for-all and 2v2".
 
 pub mod mapgen;
 pub mod multi;
-pub mod multi_frame;
-pub mod multi_game;
-pub mod multi_rules;
-#[cfg(test)]
-mod multi_tests;
 pub mod setup;
 pub mod start;
 #[cfg(test)]
 mod tests;
 
+pub use multi::game::random_legal_action;
+pub use multi::rules::MovePriority;
 pub use multi::{
     GeneralsClassicMulti, Mode, MultiState, MultiStateError, ROTATION_RULES_VERSION, RULES_VERSION,
     SeatState,
 };
-pub use multi_game::random_legal_action;
-pub use multi_rules::MovePriority;
 pub use setup::SetupError;
 pub use start::StartError;
 
@@ -130,12 +125,14 @@ pub enum Format {
 /// absent `mode`) is 1v1 for two seats and ffa for more; an explicit mode
 /// must fit the seat count, and so must a non-zero `players`.
 pub fn format_of(rules: &registry::Rules, seats: usize) -> Result<Format, String> {
-    if let Some(players) = rules.int("players")
-        && players != 0
-        && players != seats as i64
+    // The option is named `players` (a rules key, so it stays); its value
+    // is the seat count the match expects.
+    if let Some(expected) = rules.int("players")
+        && expected != 0
+        && expected != seats as i64
     {
         return Err(format!(
-            "players is {players}, but the match has {seats} seats"
+            "players is {expected}, but the match has {seats} seats"
         ));
     }
     let word = rules.word("mode").unwrap_or("auto");

@@ -49,6 +49,7 @@ use std::collections::VecDeque;
 
 use super::board::{Board, CITADEL_ARMY, CITY_ARMY, CROWN_ARMY, Params, SEATS, mirrors};
 use super::view::CellKind;
+use crate::grid::{self, Grid, UNREACHABLE};
 use crate::rng::SplitMix64;
 
 /// Mountains drawn per quadrant (before repair).
@@ -150,9 +151,7 @@ impl Quadrant {
     }
 
     fn manhattan(&self, a: usize, b: usize) -> usize {
-        let (ar, ac) = (a / self.width, a % self.width);
-        let (br, bc) = (b / self.width, b % self.width);
-        ar.abs_diff(br) + ac.abs_diff(bc)
+        Grid::new(self.width, self.height).manhattan(a, b)
     }
 
     /// Whether a city may stand on `cell`: far enough from the crown, and
@@ -277,36 +276,23 @@ fn repair(params: &Params, board: &mut Board) -> usize {
     }
 }
 
-/// The orthogonal neighbours of `cell`: up, left, right, down.
-pub(crate) fn neighbours(width: usize, height: usize, cell: usize) -> impl Iterator<Item = usize> {
-    let (row, col) = (cell / width, cell % width);
-    [
-        (row > 0).then(|| cell - width),
-        (col > 0).then(|| cell - 1),
-        (col + 1 < width).then(|| cell + 1),
-        (row + 1 < height).then(|| cell + width),
-    ]
-    .into_iter()
-    .flatten()
+/// The orthogonal neighbours of `cell` in the order the repair's search
+/// walks them, up, left, right, down: it decides which of equally cheap
+/// paths the repair opens, so it is part of the map.
+fn neighbours(width: usize, height: usize, cell: usize) -> impl Iterator<Item = usize> {
+    let [up, down, left, right] = Grid::new(width, height).neighbours(cell);
+    [up, left, right, down].into_iter().flatten()
 }
 
-/// Which cells are reachable from `start` over non-mountains.
+/// Which cells are reachable from `start` over non-mountains (`kind` is
+/// the board's `width × height` plane).
 pub fn reachable(width: usize, height: usize, kind: &[CellKind], start: usize) -> Vec<bool> {
-    let mut seen = vec![false; kind.len()];
-    let mut queue = VecDeque::new();
-    if start < kind.len() && kind[start] != CellKind::Mountain {
-        seen[start] = true;
-        queue.push_back(start);
-    }
-    while let Some(cell) = queue.pop_front() {
-        for next in neighbours(width, height, cell) {
-            if !seen[next] && kind[next] != CellKind::Mountain {
-                seen[next] = true;
-                queue.push_back(next);
-            }
-        }
-    }
-    seen
+    let passable = |cell: usize| kind[cell] != CellKind::Mountain;
+    let start = (start < kind.len() && passable(start)).then_some(start);
+    let (mut dist, mut queue) = (vec![UNREACHABLE; kind.len()], Vec::new());
+    let board = Grid::new(width, height);
+    grid::search(board, start, passable, UNREACHABLE, &mut dist, &mut queue);
+    dist.iter().map(|&d| d != UNREACHABLE).collect()
 }
 
 /// Cheapest path costs from `start` (entering a mountain costs 1) and each

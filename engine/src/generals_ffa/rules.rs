@@ -17,6 +17,7 @@ use super::captain;
 use super::plan::{self, Plan};
 use super::view::{CellKind, Move};
 use crate::game::Outcome;
+use crate::grid::Grid;
 
 /// Why a game ended (the [`Outcome::reason`] words).
 pub mod reason {
@@ -130,14 +131,12 @@ impl GeneralsFfa {
     /// Applies one move; `false` when the rules discard it.
     fn apply_move(&mut self, seat: usize, mv: Move, now: u32) -> bool {
         let cells = self.kind.len();
-        let width = self.params.width;
         let alive = self.seats.get(seat).is_some_and(|s| s.alive);
         if !alive || mv.from >= cells || mv.to >= cells {
             return false;
         }
-        let (fr, fc) = (mv.from / width, mv.from % width);
-        let (tr, tc) = (mv.to / width, mv.to % width);
-        if fr.abs_diff(tr) + fc.abs_diff(tc) != 1 {
+        let board = Grid::new(self.params.width, self.params.height);
+        if board.manhattan(mv.from, mv.to) != 1 {
             return false;
         }
         let source = self.army[mv.from];

@@ -66,7 +66,7 @@ impl GridRoyale {
         self.turn = turn;
         if turn >= self.params.max_turns {
             self.finish(reason::TURN_LIMIT);
-        } else if self.players_in() <= 1 {
+        } else if self.seats_in() <= 1 {
             self.finish(reason::LAST_STANDING);
         }
         self.outcome.clone()
@@ -85,14 +85,14 @@ impl GridRoyale {
         }
         let forfeited = &self.forfeited;
         self.units.retain(|u| !forfeited[u.owner]);
-        if self.players_in() <= 1 {
+        if self.seats_in() <= 1 {
             self.finish(reason::FORFEIT);
         }
         self.outcome.clone()
     }
 
-    /// Players not eliminated.
-    pub fn players_in(&self) -> usize {
+    /// Seats not eliminated.
+    pub fn seats_in(&self) -> usize {
         (0..self.params.seats)
             .filter(|&s| !self.is_eliminated(s))
             .count()

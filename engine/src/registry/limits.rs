@@ -127,9 +127,20 @@ const AT_MOST_AN_HOUR: &str = "must be at most 3600000 (one hour)";
 pub const MAX_REPLY_CAP: u32 = 16 << 20;
 
 impl Limits {
-    /// These limits with `overrides` applied, each checked.
+    /// These limits with `overrides` applied, each checked: the model keys,
+    /// then the fuel keys, then the runner's own limits.
     pub fn with(self, overrides: &LimitOverrides) -> Result<Limits, LimitError> {
-        let limits = Limits {
+        let limits = self.overridden(overrides);
+        check_model(limits.model, overrides)?;
+        check_fuel(limits.fuel, overrides)?;
+        limits.check_runner()?;
+        Ok(limits)
+    }
+
+    /// These limits with `overrides` applied, unchecked. Model and fuel
+    /// keys only apply to a game that has such limits.
+    fn overridden(self, overrides: &LimitOverrides) -> Limits {
+        Limits {
             first_move_ms: overrides.first_move_ms.unwrap_or(self.first_move_ms),
             move_ms: overrides.move_ms.unwrap_or(self.move_ms),
             fault_limit: overrides.fault_limit.unwrap_or(self.fault_limit),
@@ -144,73 +155,17 @@ impl Limits {
                 max_bytes: overrides.model_bytes.unwrap_or(model.max_bytes),
                 max_macs: overrides.model_macs.unwrap_or(model.max_macs),
             }),
-        };
-        if limits.model.is_none() {
-            for (key, set) in [
-                ("model_bytes", overrides.model_bytes.is_some()),
-                ("model_macs", overrides.model_macs.is_some()),
-            ] {
-                if set {
-                    return Err(LimitError {
-                        key,
-                        problem: "is for games with model-graph seats; this game has none",
-                    });
-                }
-            }
         }
-        if let Some(model) = limits.model {
-            for (key, value) in [
-                ("model_bytes", model.max_bytes),
-                ("model_macs", model.max_macs),
-            ] {
-                if value == 0 {
-                    return Err(LimitError {
-                        key,
-                        problem: AT_LEAST_ONE,
-                    });
-                }
-            }
-        }
-        if limits.fuel.is_none() {
-            for (key, set) in [
-                ("fuel_per_turn", overrides.fuel_per_turn.is_some()),
-                ("fuel_bank", overrides.fuel_bank.is_some()),
-                ("init_fuel", overrides.init_fuel.is_some()),
-                ("wall_ms", overrides.wall_ms.is_some()),
-            ] {
-                if set {
-                    return Err(LimitError {
-                        key,
-                        problem: "is for games with WebAssembly seats; this game has none",
-                    });
-                }
-            }
-        }
-        if let Some(fuel) = limits.fuel {
-            for (key, value) in [
-                ("fuel_per_turn", fuel.per_turn),
-                ("fuel_bank", fuel.bank),
-                ("wall_ms", fuel.wall_ms),
-            ] {
-                if value == 0 {
-                    return Err(LimitError {
-                        key,
-                        problem: AT_LEAST_ONE,
-                    });
-                }
-            }
-            if fuel.bank < fuel.per_turn {
-                return Err(LimitError {
-                    key: "fuel_bank",
-                    problem: "must be at least limits.fuel_per_turn",
-                });
-            }
-        }
+    }
+
+    /// The limits every game has: each at least 1, the deadlines (the fuel
+    /// wall limit too) at most an hour, the reply cap at most 16 MiB.
+    fn check_runner(&self) -> Result<(), LimitError> {
         for (key, value) in [
-            ("first_move_ms", limits.first_move_ms),
-            ("move_ms", limits.move_ms),
-            ("fault_limit", u64::from(limits.fault_limit)),
-            ("reply_cap", u64::from(limits.reply_cap)),
+            ("first_move_ms", self.first_move_ms),
+            ("move_ms", self.move_ms),
+            ("fault_limit", u64::from(self.fault_limit)),
+            ("reply_cap", u64::from(self.reply_cap)),
         ] {
             if value == 0 {
                 return Err(LimitError {
@@ -219,10 +174,10 @@ impl Limits {
                 });
             }
         }
-        let wall_ms = limits.fuel.map(|f| ("wall_ms", f.wall_ms));
+        let wall_ms = self.fuel.map(|f| ("wall_ms", f.wall_ms));
         for (key, value) in [
-            ("first_move_ms", limits.first_move_ms),
-            ("move_ms", limits.move_ms),
+            ("first_move_ms", self.first_move_ms),
+            ("move_ms", self.move_ms),
         ]
         .into_iter()
         .chain(wall_ms)
@@ -234,14 +189,85 @@ impl Limits {
                 });
             }
         }
-        if limits.reply_cap > MAX_REPLY_CAP {
+        if self.reply_cap > MAX_REPLY_CAP {
             return Err(LimitError {
                 key: "reply_cap",
                 problem: "must be at most 16777216 (16 MiB)",
             });
         }
-        Ok(limits)
+        Ok(())
     }
+}
+
+/// The model keys: set only for a game with model-graph seats, and then
+/// (overridden or not) each at least 1.
+fn check_model(model: Option<ModelLimits>, overrides: &LimitOverrides) -> Result<(), LimitError> {
+    let Some(model) = model else {
+        for (key, set) in [
+            ("model_bytes", overrides.model_bytes.is_some()),
+            ("model_macs", overrides.model_macs.is_some()),
+        ] {
+            if set {
+                return Err(LimitError {
+                    key,
+                    problem: "is for games with model-graph seats; this game has none",
+                });
+            }
+        }
+        return Ok(());
+    };
+    for (key, value) in [
+        ("model_bytes", model.max_bytes),
+        ("model_macs", model.max_macs),
+    ] {
+        if value == 0 {
+            return Err(LimitError {
+                key,
+                problem: AT_LEAST_ONE,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The fuel keys: set only for a game with WebAssembly seats, and then
+/// each at least 1, with a bank that holds at least one turn's allowance.
+fn check_fuel(fuel: Option<FuelLimits>, overrides: &LimitOverrides) -> Result<(), LimitError> {
+    let Some(fuel) = fuel else {
+        for (key, set) in [
+            ("fuel_per_turn", overrides.fuel_per_turn.is_some()),
+            ("fuel_bank", overrides.fuel_bank.is_some()),
+            ("init_fuel", overrides.init_fuel.is_some()),
+            ("wall_ms", overrides.wall_ms.is_some()),
+        ] {
+            if set {
+                return Err(LimitError {
+                    key,
+                    problem: "is for games with WebAssembly seats; this game has none",
+                });
+            }
+        }
+        return Ok(());
+    };
+    for (key, value) in [
+        ("fuel_per_turn", fuel.per_turn),
+        ("fuel_bank", fuel.bank),
+        ("wall_ms", fuel.wall_ms),
+    ] {
+        if value == 0 {
+            return Err(LimitError {
+                key,
+                problem: AT_LEAST_ONE,
+            });
+        }
+    }
+    if fuel.bank < fuel.per_turn {
+        return Err(LimitError {
+            key: "fuel_bank",
+            problem: "must be at least limits.fuel_per_turn",
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

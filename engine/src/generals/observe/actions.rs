@@ -9,6 +9,7 @@
 
 use super::{ObserveError, View, check_len, owner, tile};
 use crate::generals::{Action, Direction};
+use crate::grid::{self, Grid};
 
 /// Moves per cell: pass plus four directions, each with all or half.
 pub const MOVES_PER_CELL: usize = 9;
@@ -121,12 +122,7 @@ pub fn legal_mask(
         let (row, col) = (cell / side, cell % side);
         let army = view.army[cell];
         if army > 1 {
-            let neighbours = [
-                (row > 0).then(|| cell - side),
-                (row + 1 < side).then(|| cell + side),
-                (col > 0).then(|| cell - 1),
-                (col + 1 < side).then(|| cell + 1),
-            ];
+            let neighbours = Grid::new(side, side).neighbours(cell);
             for (dir, next) in neighbours.into_iter().enumerate() {
                 if next.is_some_and(open) {
                     entries[1 + 2 * dir] = 1;
@@ -138,7 +134,7 @@ pub fn legal_mask(
             let surcharge: u32 = structures
                 .iter()
                 .map(|&(r, c)| {
-                    let distance = (r.abs_diff(row) + c.abs_diff(col)) as u32;
+                    let distance = grid::manhattan((r, c), (row, col)) as u32;
                     SURCHARGE_NEAR.saturating_sub(distance.saturating_mul(2))
                 })
                 .sum();

@@ -1,7 +1,7 @@
 //! Every seat's view of a running game, written straight from the state.
 //!
 //! The planes hold exactly what [`crate::generals::frame`] (duel) and
-//! [`crate::generals_classic::multi_frame`] (2v2, free-for-all) print: the
+//! [`crate::generals_classic::multi::frame`] (2v2, free-for-all) print: the
 //! tile, owner and army of every cell as the seat reads them, fog applied.
 //! This is the hot path of the training environment, so the duel writer
 //! works a row at a time on bit masks and byte masks, without branches per

@@ -1,14 +1,16 @@
-//! The board as the captain sees it: geometry, what each cell is to us, and
-//! one breadth-first search with caller-owned buffers.
+//! The board as the captain sees it: geometry (the shared [`crate::grid`]),
+//! what each cell is to us, and one breadth-first search with caller-owned
+//! buffers.
 //!
 //! The view comes from the engine, but the captain is also fuzzed on views
 //! nobody generated, so nothing here trusts `cells.len()`, `width`,
 //! `height` or `crown` to agree: the board is the cells both describe.
 
 use crate::generals_ffa::view::{CellKind, CellView, View};
+use crate::grid::{self, Grid};
 
 /// The distance of a cell the search did not reach.
-pub(super) const FAR: u32 = u32::MAX;
+pub(super) const FAR: u32 = grid::UNREACHABLE;
 
 /// A view with its geometry checked.
 pub(super) struct Board<'v> {
@@ -42,18 +44,16 @@ impl<'v> Board<'v> {
         (crown < self.n && is_own(self.cell(crown), self.view.seat)).then_some(crown)
     }
 
+    /// The board's geometry: rows of `width`, cut to the `n` cells.
+    #[inline]
+    fn grid(&self) -> Grid {
+        Grid::ragged(self.width, self.n)
+    }
+
     /// The up to four orthogonal neighbours of `i` on the board.
+    #[inline]
     pub fn neighbours(&self, i: usize) -> impl Iterator<Item = usize> {
-        let w = self.width;
-        let col = i % w;
-        [
-            i.checked_sub(w),
-            i.checked_add(w).filter(|&j| j < self.n),
-            (col > 0).then(|| i - 1),
-            (col + 1 < w && i + 1 < self.n).then(|| i + 1),
-        ]
-        .into_iter()
-        .flatten()
+        self.grid().neighbours(i).into_iter().flatten()
     }
 
     /// How many of the up to eight cells around `i` were never seen: what a
@@ -76,8 +76,7 @@ impl<'v> Board<'v> {
     /// Orthogonal steps between `i` and `j` ignoring walls: the captain's
     /// cheap "nearness" for tie-breaks.
     pub fn manhattan(&self, i: usize, j: usize) -> usize {
-        let w = self.width;
-        (i / w).abs_diff(j / w) + (i % w).abs_diff(j % w)
+        self.grid().manhattan(i, j)
     }
 
     /// Breadth-first distances from `sources` into `dist`, entering only
@@ -91,31 +90,7 @@ impl<'v> Board<'v> {
         max: u32,
     ) {
         let Scratch { dist, queue } = scratch;
-        dist.clear();
-        dist.resize(self.n, FAR);
-        queue.clear();
-        for s in sources {
-            if s < self.n && dist[s] == FAR {
-                dist[s] = 0;
-                queue.push(s);
-            }
-        }
-        // The queue only grows, each cell at most once, so an index walks it
-        // instead of popping a deque.
-        let mut head = 0;
-        while let Some(&i) = queue.get(head) {
-            head += 1;
-            let next = dist[i] + 1;
-            if next > max {
-                continue;
-            }
-            for j in self.neighbours(i) {
-                if dist[j] == FAR && through(j) {
-                    dist[j] = next;
-                    queue.push(j);
-                }
-            }
-        }
+        grid::bfs(self.grid(), sources, through, max, dist, queue);
     }
 }
 

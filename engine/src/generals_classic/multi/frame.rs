@@ -15,7 +15,7 @@
 
 use std::io::Write;
 
-use super::multi::GeneralsClassicMulti;
+use super::GeneralsClassicMulti;
 use crate::game::Seat;
 use crate::generals::Kind;
 

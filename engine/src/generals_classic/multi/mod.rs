@@ -1,12 +1,16 @@
-//! The free-for-all and 2v2 state: plain data ([`MultiState`]) and the
-//! validated game ([`GeneralsClassicMulti`]) it becomes.
+//! The free-for-all and 2v2 formats. This module holds their state: plain
+//! data ([`MultiState`]) and the validated game ([`GeneralsClassicMulti`])
+//! it becomes. [`rules`] has the move order, step, captures and placements,
+//! [`frame`] the N-seat handshake and frame, [`game`] the
+//! [`Game`](crate::Game) impl and a random legal player.
 //!
 //! The 1v1 game is the exact competition engine; these formats are not
 //! covered by the reference's fixtures and have their own, simpler engine
-//! that shares the board codes ([`Kind`]), the reply ([`Action`]) and the
-//! frame codes. The state is the defining fields only, every one checked
-//! when read back (a replay's initial state can come from anyone): sizes,
-//! owner codes, the seats' records, the generals.
+//! that shares the board codes ([`Kind`]), the reply
+//! ([`Action`](crate::generals::Action)) and the frame codes. The state is
+//! the defining fields only, every one checked when read back (a replay's
+//! initial state can come from anyone): sizes, owner codes, the seats'
+//! records, the generals.
 //!
 //! Owner codes on the board: 0 neutral, `s + 1` seat `s`.
 //!
@@ -15,6 +19,12 @@
 //! existed, under the rotating move order (version 1); that order is gone,
 //! so such a state, and a replay that starts from one, is refused by name
 //! rather than re-simulated under rules it was not played by.
+
+pub mod frame;
+pub mod game;
+pub mod rules;
+#[cfg(test)]
+mod tests;
 
 use serde::{Deserialize, Serialize};
 

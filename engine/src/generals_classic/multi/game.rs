@@ -1,9 +1,10 @@
 //! [`GeneralsClassicMulti`] as a [`Game`] the runner referees, and a random
 //! legal player for benchmarks and property tests.
 
-use super::multi::{GeneralsClassicMulti, Mode, check_state};
+use super::{GeneralsClassicMulti, Mode, check_state};
 use crate::game::{Game, Malformed, Outcome, Seat};
 use crate::generals::{Action, Direction, Kind, action};
+use crate::grid::Grid;
 use crate::rng::SplitMix64;
 
 /// The 1v1 reply line and fallback; a seat whose general fell, or that
@@ -12,7 +13,7 @@ impl Game for GeneralsClassicMulti {
     type Action = Action;
 
     fn name(&self) -> &'static str {
-        super::ENTRY.name
+        crate::generals_classic::ENTRY.name
     }
 
     fn seats(&self) -> usize {
@@ -90,24 +91,21 @@ pub fn random_legal_action(
     let half = draw & 1 == 1;
     let first_dir = ((draw >> 1) & 3) as usize;
     let (h, w) = (s.height, s.width);
+    let board = Grid::new(w, h);
     for offset in 0..cells {
         let cell = (first + offset) % cells;
         if s.owner[cell] != me || s.army[cell] < 2 {
             continue;
         }
-        let (row, col) = (cell / w, cell % w);
         for turn in 0..4 {
             let dir = Direction::ALL[(first_dir + turn) % 4];
-            let (dr, dc) = dir.delta();
-            let (r, c) = (row as i64 + dr, col as i64 + dc);
-            if r < 0 || c < 0 || r >= h as i64 || c >= w as i64 {
-                continue;
+            if let Some(next) = board.step(cell, dir as usize)
+                && s.kind[next] != Kind::Mountain
+            {
+                // Half of 2 or 3 is 1, all but one of 2 is 1: both move.
+                let (row, col) = ((cell / w) as i64, (cell % w) as i64);
+                return Action::movement(row, col, dir, half);
             }
-            if s.kind[r as usize * w + c as usize] == Kind::Mountain {
-                continue;
-            }
-            // Half of 2 or 3 is 1, all but one of 2 is 1: both move.
-            return Action::movement(row as i64, col as i64, dir, half);
         }
     }
     Action::PASS

@@ -9,7 +9,7 @@
 
 use std::cmp::Reverse;
 
-use super::multi::{GeneralsClassicMulti, Mode};
+use super::{GeneralsClassicMulti, Mode};
 use crate::game::{Outcome, placement_points};
 use crate::generals::{Action, ActionKind, Kind};
 

@@ -37,9 +37,17 @@
 //!
 //! A turn is a handful of breadth-first searches over the board, in buffers
 //! the struct keeps. Same view, same memory, same seed: same action.
+//!
+//! Here are the rules, the numbers and the turn ([`Scripted::choose`]);
+//! `memory` reads a view into planes and keeps what fog hides, `steps`
+//! holds the steps above.
 
-use super::observe::{HeaderLayout, View, tile};
+mod memory;
+mod steps;
+
+use super::observe::{HeaderLayout, View};
 use super::{Action, Direction};
+use crate::grid::{self, UNREACHABLE};
 
 /// What the bot needs to know about the ruleset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,8 +100,6 @@ const GUARD_RADIUS: u32 = 6;
 /// Generals of a 1v1 start at least this many steps apart.
 const DUEL_GENERAL_DISTANCE: u32 = 17;
 
-const UNREACHABLE: u32 = u32::MAX;
-
 // Owners relative to us, whatever the format.
 const NEUTRAL: u8 = 0;
 const ME: u8 = 1;
@@ -112,29 +118,26 @@ impl Grid {
         self.h * self.w
     }
 
+    /// The shared geometry of this board.
+    #[inline]
+    fn board(self) -> grid::Grid {
+        grid::Grid::new(self.w, self.h)
+    }
+
     /// `(dir, cell)` for each in-bounds neighbour, in the protocol's order.
+    #[inline]
     fn neighbours(self, i: usize) -> impl Iterator<Item = (usize, usize)> {
-        let (r, c) = (i / self.w, i % self.w);
-        [
-            (r > 0).then(|| i - self.w),
-            (r + 1 < self.h).then(|| i + self.w),
-            (c > 0).then(|| i - 1),
-            (c + 1 < self.w).then(|| i + 1),
-        ]
-        .into_iter()
-        .enumerate()
-        .filter_map(|(d, j)| j.map(|j| (d, j)))
+        let around = self.board().neighbours(i).into_iter().enumerate();
+        around.filter_map(|(d, j)| j.map(|j| (d, j)))
     }
 
     /// The cell one step from `i` in direction `dir`, if on the board.
     fn step(self, i: usize, dir: usize) -> Option<usize> {
-        self.neighbours(i).find(|&(d, _)| d == dir).map(|(_, j)| j)
+        self.board().step(i, dir)
     }
 
     fn manhattan(self, a: usize, b: usize) -> i64 {
-        let (ra, ca) = ((a / self.w) as i64, (a % self.w) as i64);
-        let (rb, cb) = ((b / self.w) as i64, (b % self.w) as i64);
-        (ra - rb).abs() + (ca - cb).abs()
+        self.board().manhattan(a, b) as i64
     }
 }
 
@@ -147,26 +150,8 @@ fn bfs(
     dist: &mut Vec<u32>,
     queue: &mut Vec<usize>,
 ) {
-    dist.clear();
-    dist.resize(grid.len(), UNREACHABLE);
-    queue.clear();
-    for &s in sources {
-        if s < dist.len() && dist[s] != 0 {
-            dist[s] = 0;
-            queue.push(s);
-        }
-    }
-    let mut head = 0;
-    while let Some(&i) = queue.get(head) {
-        head += 1;
-        let next = dist[i] + 1;
-        for (_, j) in grid.neighbours(i) {
-            if dist[j] > next && allowed(j) {
-                dist[j] = next;
-                queue.push(j);
-            }
-        }
-    }
+    let sources = sources.iter().copied();
+    grid::bfs(grid.board(), sources, allowed, UNREACHABLE, dist, queue);
 }
 
 /// The opposite direction: up and down, left and right.
@@ -386,476 +371,6 @@ impl Scripted {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
-    }
-
-    /// Copies the view's true board into this turn's planes.
-    fn read(&mut self, view: &View<'_>) {
-        let Grid { h, w } = self.grid;
-        self.kind.clear();
-        self.own.clear();
-        self.army.clear();
-        for r in 0..h {
-            for c in 0..w {
-                let at = r * view.side + c;
-                self.kind.push(match view.tile[at] {
-                    code @ 0..=5 => code,
-                    // Garbage: an obstacle is the safe reading.
-                    _ => tile::MOUNTAIN,
-                });
-                let code = view.owner[at];
-                self.own.push(match (view.layout, code) {
-                    (_, 0) => NEUTRAL,
-                    (_, 1) => ME,
-                    (HeaderLayout::Duel, _) => ENEMY,
-                    (HeaderLayout::Seats, 2) => ALLY,
-                    (HeaderLayout::Seats, _) => {
-                        let seat = usize::from(code - 3);
-                        if seat < 32 && view.allies >> seat & 1 == 1 {
-                            ALLY
-                        } else {
-                            ENEMY
-                        }
-                    }
-                });
-                self.army.push(i64::from(view.army[at]));
-            }
-        }
-    }
-
-    /// Updates the memory from this turn's planes.
-    fn observe(&mut self) {
-        self.mine.clear();
-        self.structures.clear();
-        for i in 0..self.grid.len() {
-            let (kind, own) = (self.kind[i], self.own[i]);
-            match kind {
-                tile::FOG => {}
-                tile::MOUNTAIN => self.blocked[i] = true,
-                // A mountain or a castle in fog: once seen open, it is a
-                // castle (built, or neutral in classic), which is passable.
-                tile::FOG_STRUCTURE => self.blocked[i] = !self.seen_open[i],
-                _ => {
-                    self.ever_seen[i] = true;
-                    self.seen_open[i] = true;
-                    self.blocked[i] = false;
-                    self.enemy_seen[i] = own == ENEMY;
-                    self.garrison[i] = if kind == tile::CASTLE && own == NEUTRAL {
-                        self.army[i].max(1)
-                    } else {
-                        0
-                    };
-                    if kind == tile::GENERAL && own == ME {
-                        self.my_general = Some(i);
-                    }
-                    let known = self.enemy_generals.iter().position(|&g| g == i);
-                    match (kind == tile::GENERAL && own == ENEMY, known) {
-                        (true, None) => self.enemy_generals.push(i),
-                        // Seen, and no longer an enemy general (captured).
-                        (false, Some(k)) => {
-                            self.enemy_generals.swap_remove(k);
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            if own == ME {
-                self.mine.push(i);
-                if matches!(kind, tile::CASTLE | tile::GENERAL) {
-                    self.structures.push(i);
-                }
-            }
-        }
-        if self.home_dist.is_empty()
-            && let Some(home) = self.my_general
-        {
-            let blocked = &self.blocked;
-            bfs(
-                self.grid,
-                &[home],
-                |i| !blocked[i],
-                &mut self.home_dist,
-                &mut self.queue,
-            );
-        }
-    }
-
-    /// The per-turn searches several steps share: distances from home and
-    /// towards the target.
-    fn prepare(&mut self, ctx: &Ctx) {
-        let grid = self.grid;
-        let blocked = &self.blocked;
-        match self.my_general {
-            Some(home) => bfs(
-                grid,
-                &[home],
-                |i| !blocked[i],
-                &mut self.near_home,
-                &mut self.queue,
-            ),
-            None => {
-                self.near_home.clear();
-                self.near_home.resize(grid.len(), UNREACHABLE);
-            }
-        }
-        self.targets(ctx);
-        // Marching paths go round neutral castles: their garrison would eat
-        // the stack.
-        let (blocked, garrison) = (&self.blocked, &self.garrison);
-        bfs(
-            grid,
-            &self.goal,
-            |i| !blocked[i] && garrison[i] == 0,
-            &mut self.goal_dist,
-            &mut self.queue,
-        );
-    }
-
-    /// Fills `goal` with the cells the main stack should walk towards: the
-    /// enemy generals when known, else the unseen cells where one most
-    /// likely stands.
-    fn targets(&mut self, ctx: &Ctx) {
-        self.goal.clear();
-        if !self.enemy_generals.is_empty() {
-            self.goal.extend_from_slice(&self.enemy_generals);
-            return;
-        }
-        let n = self.grid.len();
-        let unseen = |i: usize| !self.ever_seen[i] && !self.blocked[i];
-        if !self.home_dist.is_empty() {
-            let far = ctx.general_distance..UNREACHABLE;
-            self.goal
-                .extend((0..n).filter(|&i| unseen(i) && far.contains(&self.home_dist[i])));
-        }
-        if self.goal.is_empty() {
-            self.goal.extend((0..n).filter(|&i| unseen(i)));
-        }
-        self.sources.clear();
-        self.sources.extend((0..n).filter(|&i| self.enemy_seen[i]));
-        if self.goal.is_empty() || self.sources.is_empty() {
-            return;
-        }
-        // Enemy land grows out of its general: look next to what we saw.
-        let blocked = &self.blocked;
-        bfs(
-            self.grid,
-            &self.sources,
-            |i| !blocked[i],
-            &mut self.dist,
-            &mut self.queue,
-        );
-        let dist = &self.dist;
-        let best = self
-            .goal
-            .iter()
-            .map(|&i| dist[i])
-            .min()
-            .unwrap_or(UNREACHABLE);
-        self.goal.retain(|&i| dist[i] == best);
-    }
-
-    /// Takes an enemy general from a neighbouring cell, if one can.
-    fn win_now(&self, ctx: &Ctx) -> Option<Choice> {
-        let mut best: Option<(i64, usize, usize)> = None;
-        for &eg in &self.enemy_generals {
-            let visible = self.kind[eg] == tile::GENERAL;
-            for (d, j) in self.grid.neighbours(eg) {
-                if self.own[j] != ME || self.army[j] < 2 {
-                    continue;
-                }
-                let sent = self.army[j] - 1;
-                let wins = ctx.turn >= ctx.deathtouch || (visible && sent > self.army[eg]);
-                if wins && best.is_none_or(|(a, _, _)| sent > a) {
-                    best = Some((sent, j, flip(d)));
-                }
-            }
-        }
-        best.map(|(_, j, d)| Choice::Move(j, d))
-    }
-
-    /// Deals with enemy armies close to our general.
-    fn defend(&mut self, ctx: &Ctx) -> Option<Choice> {
-        let home = self.my_general?;
-        self.find_threats(ctx, home);
-        // First choice: capture the threatening cell. Capturing the cell an
-        // attack starts from also cancels the attack (a chase goes first).
-        // The general may strike too, but not once deathtouch is on: a touch
-        // onto it beats a counter-attack from it.
-        for &(_, e) in &self.threats {
-            let mut best: Option<(usize, usize)> = None;
-            for (d, j) in self.grid.neighbours(e) {
-                if self.own[j] != ME || self.army[j] - 1 <= self.army[e] {
-                    continue;
-                }
-                if j == home && ctx.turn + 1 >= ctx.deathtouch {
-                    continue;
-                }
-                if best.is_none_or(|(_, b)| self.army[j] > self.army[b]) {
-                    best = Some((flip(d), j));
-                }
-            }
-            if let Some((d, j)) = best {
-                return Some(Choice::Move(j, d));
-            }
-        }
-        if self.threats.is_empty() {
-            return None;
-        }
-        // Otherwise bring armies home, unless we are about to win elsewhere.
-        if ctx.turn >= ctx.deathtouch && !self.enemy_generals.is_empty() {
-            return None;
-        }
-        self.gather_to(home, 2 * THREAT_RADIUS, None)
-    }
-
-    /// Fills `threats`: enemy cells that could take our general soon, most
-    /// dangerous first.
-    fn find_threats(&mut self, ctx: &Ctx, home: usize) {
-        self.threats.clear();
-        for i in 0..self.grid.len() {
-            let d = self.near_home[i];
-            if self.own[i] != ENEMY || d > THREAT_RADIUS || self.army[i] < 2 {
-                continue;
-            }
-            if ctx.turn + 1 >= ctx.deathtouch && d == 1 {
-                // With deathtouch any army of 2+ next to our general can touch it.
-                self.threats.push((i64::MAX, i));
-            } else if self.army[i] - i64::from(d) >= self.army[home] {
-                // Roughly: it loses one unit per step on the way in.
-                self.threats.push((self.army[i], i));
-            }
-        }
-        self.threats.sort_unstable_by(|a, b| b.cmp(a));
-    }
-
-    /// The price of a castle on `cell`: the base plus the crowding surcharge
-    /// of each of our structures within six steps.
-    fn castle_price(&self, ctx: &Ctx, cell: usize) -> i64 {
-        ctx.build_base_cost
-            + self
-                .structures
-                .iter()
-                .map(|&s| (14 - 2 * self.grid.manhattan(s, cell)).max(0))
-                .sum::<i64>()
-    }
-
-    /// Turns a big army far from our other structures into a castle.
-    fn build_castle(&self, ctx: &Ctx) -> Option<Choice> {
-        if !ctx.builds || !(CASTLE_FIRST_TURN..=CASTLE_LAST_TURN).contains(&ctx.turn) {
-            return None;
-        }
-        // `structures` holds our general as well as our castles.
-        if self.structures.len() > MAX_CASTLES {
-            return None;
-        }
-        let mut best: Option<usize> = None;
-        for &i in &self.mine {
-            if self.kind[i] != tile::PLAIN || self.army[i] < ctx.build_base_cost {
-                continue;
-            }
-            // Keep castles off the front line.
-            if self.grid.neighbours(i).any(|(_, j)| self.own[j] == ENEMY) {
-                continue;
-            }
-            let price = self.castle_price(ctx, i);
-            // Keep enough left over for the army to go on marching.
-            if price > ctx.build_base_cost + CASTLE_MAX_SURCHARGE
-                || self.army[i] < price + CASTLE_RESERVE
-            {
-                continue;
-            }
-            if best.is_none_or(|b| self.army[i] > self.army[b]) {
-                best = Some(i);
-            }
-        }
-        best.map(Choice::Build)
-    }
-
-    /// Our biggest army. The general's own army stays home while enemy
-    /// armies are around it: its army is what defends it.
-    fn main_stack(&self, ctx: &Ctx) -> usize {
-        let guard = match self.my_general {
-            Some(_) => ctx.turn < ctx.deathtouch && self.home_watched(),
-            None => false,
-        };
-        let mut best: Option<usize> = None;
-        for &i in &self.mine {
-            if guard && Some(i) == self.my_general {
-                continue;
-            }
-            if best.is_none_or(|b| self.army[i] > self.army[b]) {
-                best = Some(i);
-            }
-        }
-        best.unwrap_or(self.mine[0])
-    }
-
-    /// Is an enemy army of some size within GUARD_RADIUS of our general?
-    fn home_watched(&self) -> bool {
-        (0..self.grid.len())
-            .any(|i| self.own[i] == ENEMY && self.army[i] >= 3 && self.near_home[i] <= GUARD_RADIUS)
-    }
-
-    /// Marches the main stack one step towards the target.
-    fn attack(&self, ctx: &Ctx, main: usize, marching: bool) -> Option<Choice> {
-        if self.goal.is_empty() {
-            return None;
-        }
-        let army = self.army[main];
-        let sent = army - 1;
-        // Once deathtouch is on, any army next to the general wins: go.
-        let go = if marching { MARCH_ARMY } else { LAUNCH_ARMY };
-        if army < go && ctx.turn < ctx.deathtouch {
-            return None;
-        }
-        let dist = &self.goal_dist;
-        if dist[main] == UNREACHABLE {
-            return None;
-        }
-        // Step to a neighbour closer to the goal; prefer our own cells (free),
-        // then neutral ones, then the weakest enemy cell.
-        let mut best: Option<(i64, usize, usize)> = None;
-        for (d, j) in self.grid.neighbours(main) {
-            if dist[j] >= dist[main] {
-                continue;
-            }
-            let cost = match self.own[j] {
-                ME | ALLY => 0,
-                NEUTRAL => 1 + self.garrison[j],
-                _ => 2 + self.army[j],
-            };
-            if best.is_none_or(|(c, _, _)| cost < c) {
-                best = Some((cost, d, j));
-            }
-        }
-        let (_, d, j) = best?;
-        if matches!(self.own[j], ENEMY | NEUTRAL) && sent <= self.army[j] {
-            return None; // too weak to break through: gather first
-        }
-        Some(Choice::Move(main, d))
-    }
-
-    /// Captures a neutral cell (or a weak enemy cell) next to our land.
-    /// After the opening the general's army stays home.
-    fn expand(&self, ctx: &Ctx) -> Option<Choice> {
-        let has_goal = !self.goal.is_empty();
-        let spare_home = ctx.turn < OPENING_TURNS;
-        let mut best: Option<(i64, u64, usize, usize)> = None;
-        for &i in &self.mine {
-            let a = self.army[i];
-            if a < 2 || (!spare_home && Some(i) == self.my_general) {
-                continue;
-            }
-            for (d, j) in self.grid.neighbours(i) {
-                if matches!(self.own[j], ME | ALLY)
-                    || matches!(self.kind[j], tile::MOUNTAIN | tile::FOG_STRUCTURE)
-                {
-                    continue;
-                }
-                // Scores are in tenths so that they stay integers.
-                let mut score = if self.own[j] == ENEMY {
-                    if a - 1 <= self.army[j] {
-                        continue;
-                    }
-                    200 + 10 * self.army[j] // shrinking the enemy is worth more
-                } else if self.kind[j] == tile::CASTLE {
-                    // A neutral castle produces for whoever takes it.
-                    if a - 1 <= self.army[j] {
-                        continue;
-                    }
-                    1000
-                } else {
-                    100
-                };
-                // Open ground (more neutral neighbours) keeps the frontier growing.
-                let open = self
-                    .grid
-                    .neighbours(j)
-                    .filter(|&(_, k)| self.own[k] == NEUTRAL && self.kind[k] == tile::PLAIN)
-                    .count() as i64;
-                score += 10 * open;
-                if has_goal && self.goal_dist[j] < self.goal_dist[i] {
-                    score += 30; // towards the target
-                }
-                // Prefer moving small armies: they have nothing better to do.
-                score -= a;
-                let tie = self.jitter(ctx.turn, i * 4 + d);
-                if best.is_none_or(|(s, t, _, _)| (score, tie) > (s, t)) {
-                    best = Some((score, tie, i, d));
-                }
-            }
-        }
-        best.map(|(_, _, i, d)| Choice::Move(i, d))
-    }
-
-    /// Nothing can capture right now: walks the biggest army towards the
-    /// nearest neutral plain, over our own land.
-    fn walk_to_frontier(&mut self) -> Option<Choice> {
-        let n = self.grid.len();
-        self.sources.clear();
-        self.sources
-            .extend((0..n).filter(|&j| self.own[j] == NEUTRAL && self.kind[j] == tile::PLAIN));
-        if self.sources.is_empty() {
-            return None;
-        }
-        let own = &self.own;
-        bfs(
-            self.grid,
-            &self.sources,
-            |i| own[i] == ME,
-            &mut self.dist,
-            &mut self.queue,
-        );
-        let dist = &self.dist;
-        let mut walker: Option<usize> = None;
-        for &i in &self.mine {
-            if self.army[i] < 2 || dist[i] == UNREACHABLE {
-                continue;
-            }
-            // Biggest army first; among equals the one closest to the frontier.
-            if walker.is_none_or(|w| (self.army[i], dist[w]) > (self.army[w], dist[i])) {
-                walker = Some(i);
-            }
-        }
-        let walker = walker?;
-        self.grid
-            .neighbours(walker)
-            .find(|&(_, j)| dist[j] != UNREACHABLE && dist[j] + 1 == dist[walker])
-            .map(|(d, _)| Choice::Move(walker, d))
-    }
-
-    /// Moves the biggest army within `radius` of `root` (other than root's
-    /// and `spare`'s) one step towards `root`, over our land.
-    fn gather_to(&mut self, root: usize, radius: u32, spare: Option<usize>) -> Option<Choice> {
-        let own = &self.own;
-        bfs(
-            self.grid,
-            &[root],
-            |i| own[i] == ME,
-            &mut self.dist,
-            &mut self.queue,
-        );
-        let dist = &self.dist;
-        let mut best: Option<usize> = None;
-        for &i in &self.mine {
-            if i == root
-                || Some(i) == spare
-                || self.army[i] < 2
-                || dist[i] > radius
-                || dist[i] == UNREACHABLE
-            {
-                continue;
-            }
-            if best.is_none_or(|b| self.army[i] > self.army[b]) {
-                best = Some(i);
-            }
-        }
-        let best = best?;
-        // Towards the strongest cell on the way, so that streams merge.
-        self.grid
-            .neighbours(best)
-            .filter(|&(_, j)| dist[j] != UNREACHABLE && dist[j] + 1 == dist[best])
-            .max_by_key(|&(_, j)| (self.army[j], std::cmp::Reverse(j)))
-            .map(|(d, _)| Choice::Move(best, d))
     }
 }
 

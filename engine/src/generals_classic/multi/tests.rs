@@ -3,12 +3,14 @@
 //! the standings.
 //! The rules on hand-made positions are in `tests/classic_multi.rs`.
 
-use super::multi::{
+use super::{
     GeneralsClassicMulti, Mode, MultiState, MultiStateError, ROTATION_RULES_VERSION, RULES_VERSION,
 };
-use super::{Format, GeneralsClassic, Params, format_of, mapgen, random_legal_action};
 use crate::game::Game;
 use crate::generals::Action;
+use crate::generals_classic::{
+    Format, GeneralsClassic, Params, format_of, mapgen, random_legal_action,
+};
 use crate::registry::{RuleValue, Rules};
 use crate::rng::SplitMix64;
 
