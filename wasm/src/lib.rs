@@ -13,8 +13,11 @@
 //! - [`session`]: a guest played turn by turn, with its fuel, its wall
 //!   backstop and its virtual stdio.
 //! - [`wasi`]: the deterministic subset of WASI preview 1 the guest sees.
-//! - [`wire`]: the lines the worker and the host process exchange, and
-//!   [`host`]: the host process's loop (`arena wasm-host`).
+//! - [`wire`]: the lines the worker and the host process exchange (the
+//!   `arena-host-wire` crate's wasm messages), and [`host`]: the host
+//!   process's loop (`arena wasm-host`).
+//! - [`test_modules`]: assembles the test modules of `bots/test/wasm` for
+//!   the tests of this crate and the CLI's.
 //!
 //! Nothing here knows any game: frames and replies are bytes.
 
