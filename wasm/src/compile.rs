@@ -57,14 +57,20 @@ pub fn module_hash(wasm: &[u8]) -> String {
         .collect()
 }
 
-/// Compiles `wasm` and checks it can run as a bot under `limits`.
-pub fn check(engine: &Engine, wasm: &[u8], limits: &HostLimits) -> Result<Module, CompileError> {
+/// Refuses a module over [`MAX_MODULE_BYTES`] before anything reads it.
+pub fn check_size(wasm: &[u8]) -> Result<(), CompileError> {
     if wasm.len() > MAX_MODULE_BYTES {
         return Err(CompileError::Refused(format!(
             "bot.wasm is {} bytes; the most accepted is {MAX_MODULE_BYTES}",
             wasm.len()
         )));
     }
+    Ok(())
+}
+
+/// Compiles `wasm` and checks it can run as a bot under `limits`.
+pub fn check(engine: &Engine, wasm: &[u8], limits: &HostLimits) -> Result<Module, CompileError> {
+    check_size(wasm)?;
     let module = Module::new(engine, wasm)
         .map_err(|e| CompileError::Refused(format!("bot.wasm is not a usable module: {e:#}")))?;
     check_imports(&module)?;

@@ -15,7 +15,7 @@ use tracing::Instrument;
 use super::client::Client;
 use super::fetch::Fetched;
 use super::heartbeat::{InFlight, Watch};
-use super::{JobError, Shared, WorkerOptions, WorkerSummary, lease_setup, lock};
+use super::{JobError, WorkerOptions, WorkerSummary, lease_setup, lock};
 use crate::launcher::{BotSpec, Launcher};
 use crate::leased::{Abandon, LeasedLauncher};
 use crate::metrics::WorkerMetrics;
@@ -32,17 +32,19 @@ pub(super) struct Played {
     pub(super) duration_s: f64,
 }
 
-/// One leased match and what it needs.
+/// One leased match and what it needs: what every match of this worker
+/// shares, cloned for each lease.
+#[derive(Clone)]
 pub(super) struct Job {
     pub(super) client: Client,
     pub(super) options: WorkerOptions,
-    launcher: Arc<dyn Launcher + Send + Sync>,
-    in_flight: InFlight,
+    pub(super) launcher: Arc<dyn Launcher + Send + Sync>,
+    pub(super) in_flight: InFlight,
     pub(super) cached: Arc<Mutex<BTreeSet<String>>>,
     pub(super) summary: Arc<Mutex<WorkerSummary>>,
-    metrics: WorkerMetrics,
+    pub(super) metrics: WorkerMetrics,
     /// One permit per bot core (see [`WorkerOptions::bot_cores`]).
-    core_budget: Option<Arc<tokio::sync::Semaphore>>,
+    pub(super) core_budget: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 /// Why a leased match produced no result to report.
@@ -65,19 +67,6 @@ impl From<JobError> for NotPlayed {
 type FetchedSeats = (Vec<SeatSpec>, BTreeMap<PathBuf, String>);
 
 impl Job {
-    pub(super) fn new(shared: &Shared) -> Job {
-        Job {
-            client: shared.client.clone(),
-            options: shared.options.clone(),
-            launcher: Arc::clone(&shared.launcher),
-            in_flight: Arc::clone(&shared.in_flight),
-            cached: Arc::clone(&shared.cached),
-            summary: Arc::clone(&shared.summary),
-            metrics: shared.metrics.clone(),
-            core_budget: shared.core_budget.clone(),
-        }
-    }
-
     pub(super) async fn play(self, leased: LeasedMatch) {
         let lost = lock(&self.in_flight)
             .get(&leased.lease_id)

@@ -121,21 +121,6 @@ pub struct WorkerSummary {
     pub abandoned: u64,
 }
 
-/// What every job of this worker shares.
-struct Shared {
-    client: Client,
-    options: WorkerOptions,
-    launcher: Arc<dyn Launcher + Send + Sync>,
-    in_flight: InFlight,
-    cached: Arc<Mutex<BTreeSet<String>>>,
-    summary: Arc<Mutex<WorkerSummary>>,
-    metrics: WorkerMetrics,
-    /// One permit per bot core (see [`WorkerOptions::bot_cores`]).
-    core_budget: Option<Arc<tokio::sync::Semaphore>>,
-    /// How long a lease lives when its grant does not say.
-    default_ttl: Duration,
-}
-
 /// Registers with the coordinator, then leases and plays matches until
 /// `shutdown`, then finishes the matches in flight.
 pub async fn run(
@@ -147,16 +132,16 @@ pub async fn run(
     let mut client = connect(&options, &shutdown).await?;
     let cached = Arc::new(Mutex::new(fetch::cached_submissions(&options.cache_dir)));
     let registration = register(&mut client, &options, &cached).await?;
-    let shared = Shared {
+    let default_ttl = match registration.lease_ttl_ms {
+        0 => Duration::from_secs(30),
+        ms => Duration::from_millis(ms),
+    };
+    let template = Job {
         client: client.clone(),
         core_budget: options
             .bot_cores
             .map(|n| Arc::new(tokio::sync::Semaphore::new(n.max(1)))),
         in_flight: Arc::default(),
-        default_ttl: match registration.lease_ttl_ms {
-            0 => Duration::from_secs(30),
-            ms => Duration::from_millis(ms),
-        },
         summary: Arc::default(),
         cached,
         launcher,
@@ -166,16 +151,16 @@ pub async fn run(
     let heartbeat_stop = CancellationToken::new();
     let heartbeat = tokio::spawn(heartbeat_loop(
         client.clone(),
-        shared.options.worker_id.clone(),
+        template.options.worker_id.clone(),
         Duration::from_millis(registration.heartbeat_interval_ms.max(50)),
-        Arc::clone(&shared.in_flight),
-        Arc::clone(&shared.cached),
+        Arc::clone(&template.in_flight),
+        Arc::clone(&template.cached),
         heartbeat_stop.clone(),
     ));
-    lease_and_play(&mut client, &shared, &shutdown).await;
+    lease_and_play(&mut client, &template, default_ttl, &shutdown).await;
     heartbeat_stop.cancel();
     let _ = heartbeat.await;
-    Ok(lock(&shared.summary).clone())
+    Ok(lock(&template.summary).clone())
 }
 
 /// Announces this worker: its capacity, environment, cached builds and the
@@ -217,9 +202,14 @@ async fn register(
 
 /// Leases a match whenever a slot is free and plays it as a job, until
 /// `shutdown`; then waits for the jobs in flight (drain).
-async fn lease_and_play(client: &mut Client, shared: &Shared, shutdown: &CancellationToken) {
+async fn lease_and_play(
+    client: &mut Client,
+    template: &Job,
+    default_ttl: Duration,
+    shutdown: &CancellationToken,
+) {
     // Bounded by the slots: a match is only leased when a permit is free.
-    let slots = Arc::new(tokio::sync::Semaphore::new(shared.options.slots.max(1)));
+    let slots = Arc::new(tokio::sync::Semaphore::new(template.options.slots.max(1)));
     let tracker = TaskTracker::new();
     loop {
         let permit = tokio::select! {
@@ -232,15 +222,15 @@ async fn lease_and_play(client: &mut Client, shared: &Shared, shutdown: &Cancell
         if shutdown.is_cancelled() {
             break;
         }
-        let Some(leased) = lease(client, &shared.options.worker_id).await else {
+        let Some(leased) = lease(client, &template.options.worker_id).await else {
             drop(permit);
             tokio::select! {
-                _ = tokio::time::sleep(shared.options.idle_poll) => {}
+                _ = tokio::time::sleep(template.options.idle_poll) => {}
                 _ = shutdown.cancelled() => break,
             }
             continue;
         };
-        track(shared, &leased);
+        track(&template.in_flight, default_ttl, &leased);
         // The match's trace: fetch, build_and_play and report are its children.
         let span = tracing::info_span!(
             "match",
@@ -248,9 +238,9 @@ async fn lease_and_play(client: &mut Client, shared: &Shared, shutdown: &Cancell
             lease_id = %leased.lease_id,
             attempt = leased.attempt,
             tournament = %leased.tournament_id,
-            worker = %shared.options.worker_id,
+            worker = %template.options.worker_id,
         );
-        let job = Job::new(shared);
+        let job = template.clone();
         tracker.spawn(
             async move {
                 job.play(leased).await;
@@ -282,12 +272,12 @@ async fn lease(client: &mut Client, worker_id: &str) -> Option<LeasedMatch> {
 }
 
 /// Puts a granted lease in flight, for the heartbeats to extend.
-fn track(shared: &Shared, leased: &LeasedMatch) {
+fn track(in_flight: &InFlight, default_ttl: Duration, leased: &LeasedMatch) {
     let ttl = match leased.lease_ttl_ms {
-        0 => shared.default_ttl,
+        0 => default_ttl,
         ms => Duration::from_millis(ms),
     };
-    lock(&shared.in_flight).insert(
+    lock(in_flight).insert(
         leased.lease_id.clone(),
         LeaseState {
             lost: CancellationToken::new(),

@@ -21,7 +21,7 @@ use std::time::Duration;
 use arena_engine::registry::FuelLimits;
 use arena_engine::{FaultKind, Forfeit, Fuel};
 use arena_host_wire::wasm::{self as wire, HostMessage, TurnRequest};
-use arena_wasm::compile::{CompileError, MAX_MODULE_BYTES, module_hash};
+use arena_wasm::compile::{CompileError, check_size, module_hash};
 use arena_wasm::{HostLimits, ModuleCache};
 
 use super::Answer;
@@ -105,11 +105,9 @@ impl WasmSupport {
                 source,
             })
         })?;
-        if wasm.len() > MAX_MODULE_BYTES {
-            return Ok(Err(format!(
-                "bot.wasm is {} bytes; the most accepted is {MAX_MODULE_BYTES}",
-                wasm.len()
-            )));
+        // Not even sent to the compiler.
+        if let Err(refused) = check_size(&wasm) {
+            return Ok(Err(refused.to_string()));
         }
         let hash = module_hash(&wasm);
         if let Some(found) = self.cache.find(&hash) {
@@ -129,8 +127,7 @@ impl WasmSupport {
         let compiler = launcher
             .launch_program(bot, seat, &self.host_program, &args)
             .map_err(PrepareError::Launch)?;
-        let refused_exit = i32::from(arena_wasm::compile::REFUSED_EXIT);
-        match wasm_compile::run(compiler, &wasm, wall_limit, refused_exit) {
+        match wasm_compile::run(compiler, &wasm, wall_limit) {
             Ok(Compiled::Code(code)) => self
                 .cache
                 .store(&hash, &code)

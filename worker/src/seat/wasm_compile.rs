@@ -41,7 +41,6 @@ pub fn run(
     mut compiler: LaunchedBot,
     wasm: &[u8],
     wall_limit: Duration,
-    refused_exit: i32,
 ) -> std::io::Result<Compiled> {
     let deadline = Instant::now() + wall_limit;
     for fd in [&compiler.stdin, &compiler.stdout, &compiler.stderr] {
@@ -104,7 +103,7 @@ pub fn run(
         return Ok(Compiled::Refused(reason));
     }
     let exit = compiler.handle.wait()?;
-    Ok(verdict(exit, code, &log, refused_exit))
+    Ok(verdict(exit, code, &log))
 }
 
 /// Reads what `fd` has now into `into`, keeping at most `cap` bytes (past
@@ -133,7 +132,8 @@ fn drain(
     Ok(())
 }
 
-fn verdict(exit: BotExit, code: Vec<u8>, log: &[u8], refused_exit: i32) -> Compiled {
+fn verdict(exit: BotExit, code: Vec<u8>, log: &[u8]) -> Compiled {
+    let refused_exit = i32::from(arena_wasm::compile::REFUSED_EXIT);
     let said = String::from_utf8_lossy(log);
     let said = said.trim();
     match (exit.code, exit.signal) {
