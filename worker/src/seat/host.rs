@@ -19,6 +19,13 @@ use crate::runner::RunnerError;
 
 /// How long past a turn's budget a host may take to say it ran out.
 pub const HOST_MARGIN: Duration = Duration::from_secs(2);
+/// Room for a host's words around a reply line.
+const HOST_LINE_OVERHEAD: usize = 64;
+
+/// The line cap a host's process seat needs for replies of `line_cap`.
+pub fn host_line_cap(line_cap: usize) -> usize {
+    line_cap.saturating_add(HOST_LINE_OVERHEAD)
+}
 
 /// What one kind of host says and hears.
 pub trait HostProtocol: Send {

@@ -72,9 +72,6 @@ impl ModelSupport {
     }
 }
 
-/// Room for the host's words around a reply line.
-const HOST_LINE_OVERHEAD: usize = 64;
-
 /// A seat played by a model graph in the model host.
 pub type ModelSeat = HostSeat<ModelTurns>;
 
@@ -97,11 +94,6 @@ impl ModelSeat {
             overridden: 0,
         };
         HostSeat::new(host, turns, seat)
-    }
-
-    /// The line cap the host's process seat needs for replies of `line_cap`.
-    pub fn host_line_cap(line_cap: usize) -> usize {
-        line_cap.saturating_add(HOST_LINE_OVERHEAD)
     }
 }
 

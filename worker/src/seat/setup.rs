@@ -7,6 +7,7 @@
 use super::SeatRuntime;
 use super::baseline::BaselineSeat;
 use super::bot_process::{ProcessLimits, ProcessSeat};
+use super::host::host_line_cap;
 use super::model::ModelSeat;
 use super::wasm::WasmSeat;
 use crate::launcher::{BotSpec, LaunchError, Launcher};
@@ -54,7 +55,7 @@ fn start_model(
     };
     let args = models.host_args(game, &model_limits);
     let host_limits = ProcessLimits {
-        line_cap: ModelSeat::host_line_cap(config.line_cap),
+        line_cap: host_line_cap(config.line_cap),
         ..limits
     };
     Ok(launcher
@@ -84,7 +85,7 @@ fn start_wasm(
     let guest_seed = seed ^ (seat as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let args = wasm.host_args(guest_seed, config.line_cap);
     let host_limits = ProcessLimits {
-        line_cap: WasmSeat::host_line_cap(config.line_cap),
+        line_cap: host_line_cap(config.line_cap),
         ..limits
     };
     Ok(launcher

@@ -30,9 +30,6 @@ use super::host::{HostProtocol, HostSeat};
 use super::wasm_compile::{self, Compiled};
 use crate::launcher::{BotSpec, LaunchError, Launcher, WASM_MODULE};
 
-/// Room for the host's words around a reply line.
-const HOST_LINE_OVERHEAD: usize = 64;
-
 /// Why a module could not be prepared, on the host's side.
 #[derive(Debug, thiserror::Error)]
 pub enum PrepareError {
@@ -206,11 +203,6 @@ impl WasmSeat {
             stray: 0,
         };
         HostSeat::new(host, turns, seat)
-    }
-
-    /// The line cap the host's process seat needs for replies of `line_cap`.
-    pub fn host_line_cap(line_cap: usize) -> usize {
-        line_cap.saturating_add(HOST_LINE_OVERHEAD)
     }
 }
 
