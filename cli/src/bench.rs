@@ -33,6 +33,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             sandbox,
         } => crate::bench_sandbox::run(runs, matches, json, &sandbox),
         BenchTarget::Coordinator {
+            store,
             entrants,
             workers,
             connections,
@@ -45,6 +46,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 connections: connections as usize,
                 seconds,
             },
+            store,
             json,
         ),
         BenchTarget::Model {

@@ -1,21 +1,50 @@
-//! `arena bench coordinator`: what the coordinator sustains on a real Redis.
-//! Two figures, from one run on a `redis-server` of its own (a free loopback
-//! port, files in a temp dir, killed and removed when the bench ends, also
-//! on an error):
+//! `arena bench coordinator`: what the coordinator sustains on each store
+//! it can keep a tournament in. `--store embedded` measures the on-disk
+//! store `arena run` uses (a fresh state directory in the temp dir,
+//! removed when the bench ends, also on an error); `--store redis` a real
+//! `redis-server` of the bench's own (a free loopback port, files in a
+//! temp dir, killed and removed likewise); `--store both` (the default)
+//! measures the embedded store and then Redis, one after the other, and
+//! shows the two side by side. Per store, two figures:
 //!
 //! - the time to queue a round robin of `--entrants` entrants (1,000 by
 //!   default: 499,500 two-seat matches), from `create_tournament` to every
-//!   round in Redis;
+//!   round stored (for the embedded store: durably on disk);
 //! - lease, heartbeat and result operations per second: `--workers`
 //!   simulated workers (tonic clients over loopback to an in-process gRPC
 //!   server) each register, then lease a match, heartbeat its lease and
 //!   report a synthetic valid result, over and over, for `--seconds`. The
 //!   matches are the round robin's, so every lease works against a long
 //!   queue and a large tournament, as a real one would.
+//!
+//! What queueing costs in space is measured where each store keeps it:
+//! Redis's `used_memory` growth, and the state file's size after queueing
+//! (and its growth) for the embedded store. Only Redis has the CPU seconds
+//! of a server process of its own.
+//!
+//! # JSON (`--json`)
+//!
+//! One object: the plan (`entrants`, `workers`, `connections`), `stores`
+//! (the stores measured, in order), and one object per store measured,
+//! keyed by its name (`"embedded"`, `"redis"`), each with the figures'
+//! keys below. When Redis was measured, its figures are also repeated at
+//! the top level under the names they had before the bench measured more
+//! than Redis (`ops_per_second`, `redis_cpu_s`, ...), so a reader of the
+//! old document keeps working; new readers should read `redis.*`.
+//!
+//! Keys of every store: `entrants`, `workers`, `connections`,
+//! `round_robin_matches`, `round_robin_queue_s`,
+//! `round_robin_queue_matches_per_second`, `duration_s`, `ops`,
+//! `ops_per_second`, `lease_ops_per_second`, `heartbeat_ops_per_second`,
+//! `result_ops_per_second`, `matches_played`. Redis only:
+//! `redis_bytes_per_10000_queued_matches`, `redis_cpu_s`,
+//! `ops_per_redis_cpu_second`. Embedded only: `state_file_bytes` (after
+//! queueing), `state_file_bytes_per_10000_queued_matches` (what queueing
+//! added to the file).
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,7 +55,7 @@ use arena_coordinator::domain::Format;
 use arena_coordinator::grpc::Tokens;
 use arena_coordinator::server;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
-use arena_coordinator::store::Store;
+use arena_coordinator::store::{DISK_FILE_NAME, Store};
 use arena_engine::Rules;
 use arena_engine::registry;
 use arena_proto::v1::worker_client::WorkerClient;
@@ -36,6 +65,8 @@ use arena_proto::v1::{
 };
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::transport::{Channel, Endpoint};
+
+use crate::cli::BenchStore;
 
 /// The bearer token the simulated workers present.
 const TOKEN: &str = "arena-bench-coordinator";
@@ -53,34 +84,98 @@ pub struct Plan {
     pub seconds: f64,
 }
 
-pub fn run(plan: Plan, json: bool) -> anyhow::Result<ExitCode> {
+/// One store the bench measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Backend {
+    Embedded,
+    Redis,
+}
+
+impl Backend {
+    fn name(self) -> &'static str {
+        match self {
+            Backend::Embedded => "embedded",
+            Backend::Redis => "redis",
+        }
+    }
+}
+
+pub fn run(plan: Plan, store: BenchStore, json: bool) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(plan.entrants >= 2, "a round robin needs two entrants");
     anyhow::ensure!(plan.workers >= 1, "at least one worker");
-    let redis = RedisServer::start()?;
-    let runtime = crate::distributed::runtime()?;
-    let figures = runtime.block_on(measure(plan, &redis));
-    // The server and clients stop with the runtime, before Redis does.
-    drop(runtime);
-    redis.stop()?;
-    let figures = figures?;
+    anyhow::ensure!(
+        plan.seconds.is_finite() && plan.seconds > 0.0,
+        "--seconds must be a positive number"
+    );
+    let backends: &[Backend] = match store {
+        BenchStore::Embedded => &[Backend::Embedded],
+        BenchStore::Redis => &[Backend::Redis],
+        BenchStore::Both => &[Backend::Embedded, Backend::Redis],
+    };
+    let mut measured = Vec::with_capacity(backends.len());
+    for &backend in backends {
+        let figures = match backend {
+            Backend::Embedded => measure_embedded(plan),
+            Backend::Redis => measure_redis(plan),
+        }
+        .with_context(|| format!("measuring the {} store", backend.name()))?;
+        measured.push(figures);
+    }
     if json {
-        println!("{}", figures.to_json(plan));
+        println!("{}", to_json(plan, &measured));
     } else {
-        figures.print(plan);
+        print!("{}", table(plan, &measured));
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// What one run measured.
+/// The embedded store in a fresh state directory, removed afterwards.
+fn measure_embedded(plan: Plan) -> anyhow::Result<Figures> {
+    let dir = StateDir::create()?;
+    let runtime = crate::distributed::runtime()?;
+    let figures = runtime.block_on(async {
+        let store = Store::open_dir(dir.path())
+            .with_context(|| format!("opening the embedded store in {}", dir.path().display()))?;
+        measure(plan, store, Probe::Embedded(dir.path())).await
+    });
+    // Every clone of the store goes with the runtime, which closes the
+    // file, before its directory is removed.
+    drop(runtime);
+    dir.remove()?;
+    figures
+}
+
+/// A `redis-server` of the bench's own, stopped afterwards.
+fn measure_redis(plan: Plan) -> anyhow::Result<Figures> {
+    let redis = RedisServer::start()?;
+    let runtime = crate::distributed::runtime()?;
+    let figures = runtime.block_on(async {
+        let url = redis.url();
+        let store = Store::redis(&url)
+            .await
+            .with_context(|| format!("connecting to {url}"))?;
+        measure(plan, store, Probe::Redis(&redis)).await
+    });
+    // The server and clients stop with the runtime, before Redis does.
+    drop(runtime);
+    redis.stop()?;
+    figures
+}
+
+/// What one store measured.
 struct Figures {
+    backend: Backend,
     /// Matches the round robin queued.
     matches: u64,
     /// Seconds from `create_tournament` to every round queued.
     queue_s: f64,
-    /// What queueing them added to Redis's `used_memory`, in bytes.
+    /// What queueing added to the store's size: Redis's `used_memory`, or
+    /// the embedded store's file, in bytes.
     queue_bytes: u64,
+    /// The embedded store's file after queueing, in bytes.
+    state_file_bytes: Option<u64>,
     /// CPU seconds redis-server spent while the workers played.
-    redis_cpu_s: f64,
+    redis_cpu_s: Option<f64>,
     /// Seconds the workers played.
     played_s: f64,
     leases: u64,
@@ -101,13 +196,21 @@ impl Figures {
         count as f64 / self.played_s
     }
 
-    fn to_json(&self, plan: Plan) -> serde_json::Value {
-        serde_json::json!({
+    fn queued_per_second(&self) -> f64 {
+        self.matches as f64 / self.queue_s
+    }
+
+    fn ops_per_redis_cpu_second(&self) -> Option<f64> {
+        self.redis_cpu_s
+            .map(|cpu| self.ops() as f64 / cpu.max(1e-9))
+    }
+
+    fn to_json(&self, plan: Plan) -> serde_json::Map<String, serde_json::Value> {
+        let mut figures = serde_json::json!({
             "entrants": plan.entrants,
             "round_robin_matches": self.matches,
             "round_robin_queue_s": self.queue_s,
-            "round_robin_queue_matches_per_second": self.matches as f64 / self.queue_s,
-            "redis_bytes_per_10000_queued_matches": self.bytes_per_10000_queued(),
+            "round_robin_queue_matches_per_second": self.queued_per_second(),
             "workers": plan.workers,
             "connections": plan.connections,
             "duration_s": self.played_s,
@@ -117,49 +220,216 @@ impl Figures {
             "heartbeat_ops_per_second": self.per_second(self.heartbeats),
             "result_ops_per_second": self.per_second(self.reports),
             "matches_played": self.reports,
-            "redis_cpu_s": self.redis_cpu_s,
-            "ops_per_redis_cpu_second": self.ops() as f64 / self.redis_cpu_s.max(1e-9),
-        })
-    }
-
-    fn print(&self, plan: Plan) {
-        println!(
-            "round robin of {} entrants: {} matches queued in {:.2} s, {:.1} MiB of Redis \
-             memory per 10,000 queued",
-            plan.entrants,
-            self.matches,
-            self.queue_s,
-            self.bytes_per_10000_queued() / f64::from(1 << 20)
-        );
-        println!(
-            "{} workers over {} connections for {:.1} s: {:.0} ops/s \
-             (lease {:.0}/s, heartbeat {:.0}/s, result {:.0}/s)",
-            plan.workers,
-            plan.connections,
-            self.played_s,
-            self.per_second(self.ops()),
-            self.per_second(self.leases),
-            self.per_second(self.heartbeats),
-            self.per_second(self.reports),
-        );
-        println!(
-            "redis-server used {:.2} CPU s meanwhile: {:.0} ops per Redis CPU second",
-            self.redis_cpu_s,
-            self.ops() as f64 / self.redis_cpu_s.max(1e-9)
-        );
+        });
+        let object = figures
+            .as_object_mut()
+            .expect("json! of an object literal is an object");
+        match self.backend {
+            Backend::Redis => {
+                object.insert(
+                    "redis_bytes_per_10000_queued_matches".into(),
+                    self.bytes_per_10000_queued().into(),
+                );
+                if let (Some(cpu), Some(per_cpu)) =
+                    (self.redis_cpu_s, self.ops_per_redis_cpu_second())
+                {
+                    object.insert("redis_cpu_s".into(), cpu.into());
+                    object.insert("ops_per_redis_cpu_second".into(), per_cpu.into());
+                }
+            }
+            Backend::Embedded => {
+                if let Some(bytes) = self.state_file_bytes {
+                    object.insert("state_file_bytes".into(), bytes.into());
+                }
+                object.insert(
+                    "state_file_bytes_per_10000_queued_matches".into(),
+                    self.bytes_per_10000_queued().into(),
+                );
+            }
+        }
+        std::mem::take(object)
     }
 }
 
-async fn measure(plan: Plan, redis: &RedisServer) -> anyhow::Result<Figures> {
-    let redis_url = &redis.url();
-    let store = Store::redis(redis_url)
-        .await
-        .with_context(|| format!("connecting to {redis_url}"))?;
+/// The whole JSON document (see the module docs).
+fn to_json(plan: Plan, measured: &[Figures]) -> serde_json::Value {
+    let mut document = serde_json::Map::new();
+    document.insert("entrants".into(), plan.entrants.into());
+    document.insert("workers".into(), plan.workers.into());
+    document.insert("connections".into(), plan.connections.into());
+    document.insert(
+        "stores".into(),
+        measured.iter().map(|f| f.backend.name()).collect(),
+    );
+    for figures in measured {
+        let object = figures.to_json(plan);
+        if figures.backend == Backend::Redis {
+            // The document as it was when only Redis was measured.
+            for (key, value) in &object {
+                document.insert(key.clone(), value.clone());
+            }
+        }
+        document.insert(figures.backend.name().into(), object.into());
+    }
+    document.into()
+}
+
+/// The figures as a table, one column per store measured.
+fn table(plan: Plan, measured: &[Figures]) -> String {
+    const MIB: f64 = (1 << 20) as f64;
+    let matches = measured.first().map_or(0, |f| f.matches);
+    let mut out = format!(
+        "round robin of {} entrants ({matches} matches), then {} workers over {} \
+         connections for {:.1} s, per store:\n",
+        plan.entrants, plan.workers, plan.connections, plan.seconds
+    );
+    let both = |f: &dyn Fn(&Figures) -> String| -> Vec<String> { measured.iter().map(f).collect() };
+    let only = |backend: Backend, f: &dyn Fn(&Figures) -> Option<String>| -> Vec<String> {
+        measured
+            .iter()
+            .map(|m| {
+                (m.backend == backend)
+                    .then(|| f(m))
+                    .flatten()
+                    .unwrap_or_else(|| "-".to_owned())
+            })
+            .collect()
+    };
+    let rows: Vec<(&str, Vec<String>)> = vec![
+        (
+            "",
+            measured
+                .iter()
+                .map(|f| f.backend.name().to_owned())
+                .collect(),
+        ),
+        (
+            "queue the round robin (s)",
+            both(&|f| format!("{:.2}", f.queue_s)),
+        ),
+        (
+            "matches queued per s",
+            both(&|f| format!("{:.0}", f.queued_per_second())),
+        ),
+        (
+            "state file after queueing (MiB)",
+            only(Backend::Embedded, &|f| {
+                f.state_file_bytes.map(|b| format!("{:.1}", b as f64 / MIB))
+            }),
+        ),
+        (
+            "state file per 10,000 queued (MiB)",
+            only(Backend::Embedded, &|f| {
+                Some(format!("{:.2}", f.bytes_per_10000_queued() / MIB))
+            }),
+        ),
+        (
+            "Redis memory per 10,000 queued (MiB)",
+            only(Backend::Redis, &|f| {
+                Some(format!("{:.2}", f.bytes_per_10000_queued() / MIB))
+            }),
+        ),
+        ("played (s)", both(&|f| format!("{:.1}", f.played_s))),
+        (
+            "ops/s (lease + heartbeat + result)",
+            both(&|f| format!("{:.0}", f.per_second(f.ops()))),
+        ),
+        (
+            "  lease/s",
+            both(&|f| format!("{:.0}", f.per_second(f.leases))),
+        ),
+        (
+            "  heartbeat/s",
+            both(&|f| format!("{:.0}", f.per_second(f.heartbeats))),
+        ),
+        (
+            "  result/s",
+            both(&|f| format!("{:.0}", f.per_second(f.reports))),
+        ),
+        ("matches played", both(&|f| f.reports.to_string())),
+        (
+            "redis-server CPU (s)",
+            only(Backend::Redis, &|f| {
+                f.redis_cpu_s.map(|s| format!("{s:.2}"))
+            }),
+        ),
+        (
+            "ops per Redis CPU second",
+            only(Backend::Redis, &|f| {
+                f.ops_per_redis_cpu_second().map(|o| format!("{o:.0}"))
+            }),
+        ),
+    ];
+    let label_width = rows
+        .iter()
+        .map(|(l, _)| l.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut widths = vec![0; measured.len()];
+    for (_, cells) in &rows {
+        for (width, cell) in widths.iter_mut().zip(cells) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    for (label, cells) in &rows {
+        // A row only one store has, when only the other was measured.
+        if !label.is_empty() && cells.iter().all(|c| c == "-") {
+            continue;
+        }
+        let mut line = format!("{label:<label_width$}");
+        for (cell, width) in cells.iter().zip(&widths) {
+            line.push_str(&format!("  {cell:>width$}"));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Where a store's size and its server's CPU time are read.
+enum Probe<'a> {
+    /// The embedded store's state directory.
+    Embedded(&'a Path),
+    /// The Redis server.
+    Redis(&'a RedisServer),
+}
+
+impl Probe<'_> {
+    fn backend(&self) -> Backend {
+        match self {
+            Probe::Embedded(_) => Backend::Embedded,
+            Probe::Redis(_) => Backend::Redis,
+        }
+    }
+
+    /// Redis's `used_memory`, or the size of the embedded store's file.
+    fn size(&self) -> anyhow::Result<u64> {
+        match self {
+            Probe::Embedded(dir) => {
+                let file = dir.join(DISK_FILE_NAME);
+                Ok(std::fs::metadata(&file)
+                    .with_context(|| format!("reading the size of {}", file.display()))?
+                    .len())
+            }
+            Probe::Redis(redis) => redis.used_memory(),
+        }
+    }
+
+    /// CPU seconds of the store's own server process, if it has one.
+    fn cpu_seconds(&self) -> anyhow::Result<Option<f64>> {
+        match self {
+            Probe::Embedded(_) => Ok(None),
+            Probe::Redis(redis) => Ok(Some(redis.cpu_seconds()?)),
+        }
+    }
+}
+
+async fn measure(plan: Plan, store: Store, probe: Probe<'_>) -> anyhow::Result<Figures> {
     // The production defaults, quarantine bookkeeping included.
     let coordinator = Coordinator::new(store.clone(), CoordinatorConfig::default());
     let entrants = upload_entrants(&store, plan.entrants).await?;
     let entry = registry::find(registry::DEFAULT_GAME)?;
-    let memory_before = redis.used_memory()?;
+    let size_before = probe.size()?;
     let started = Instant::now();
     let id = coordinator
         .create_tournament(NewTournament {
@@ -182,7 +452,8 @@ async fn measure(plan: Plan, redis: &RedisServer) -> anyhow::Result<Figures> {
         .await
         .context("creating the round robin")?;
     let queue_s = started.elapsed().as_secs_f64();
-    let queue_bytes = redis.used_memory()?.saturating_sub(memory_before);
+    let size_after = probe.size()?;
+    let queue_bytes = size_after.saturating_sub(size_before);
     let (status, _) = coordinator.status(&id).await?;
     let matches = status.total as u64;
     anyhow::ensure!(
@@ -209,25 +480,75 @@ async fn measure(plan: Plan, redis: &RedisServer) -> anyhow::Result<Figures> {
             let _ = stopped.await;
         },
     ));
-    let redis_cpu_before = redis.cpu_seconds()?;
+    let cpu_before = probe.cpu_seconds()?;
     let played = play(plan, addr).await;
-    let redis_cpu_s = redis.cpu_seconds()? - redis_cpu_before;
+    let cpu_after = probe.cpu_seconds()?;
     let _ = stop.send(());
     serving
         .await
         .context("the gRPC server task")?
         .context("serving")?;
     let (leases, heartbeats, reports, played_s) = played?;
+    let backend = probe.backend();
     Ok(Figures {
+        backend,
         matches,
         queue_s,
         queue_bytes,
-        redis_cpu_s,
+        state_file_bytes: (backend == Backend::Embedded).then_some(size_after),
+        redis_cpu_s: cpu_before
+            .zip(cpu_after)
+            .map(|(before, after)| after - before),
         played_s,
         leases,
         heartbeats,
         reports,
     })
+}
+
+/// A fresh directory for the embedded store, in the temp dir: made new
+/// (never one that was there before), removed on drop (an error or panic
+/// midway); [`StateDir::remove`] does the same and reports what failed.
+struct StateDir {
+    path: Option<PathBuf>,
+}
+
+impl StateDir {
+    fn create() -> anyhow::Result<StateDir> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let path = std::env::temp_dir().join(format!(
+            "arena-bench-embedded-{}-{nanos}",
+            std::process::id()
+        ));
+        std::fs::create_dir(&path).with_context(|| format!("creating {}", path.display()))?;
+        Ok(StateDir { path: Some(path) })
+    }
+
+    fn path(&self) -> &Path {
+        self.path.as_deref().unwrap_or(Path::new(""))
+    }
+
+    fn remove(mut self) -> anyhow::Result<()> {
+        self.remove_now()
+    }
+
+    fn remove_now(&mut self) -> anyhow::Result<()> {
+        if let Some(path) = self.path.take() {
+            std::fs::remove_dir_all(&path)
+                .with_context(|| format!("removing {}", path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for StateDir {
+    fn drop(&mut self) {
+        if let Err(e) = self.remove_now() {
+            crate::messages::say!("arena bench coordinator: {e:#}");
+        }
+    }
 }
 
 /// Stores `count` distinct tiny archives; returns (name, hash) per entrant.

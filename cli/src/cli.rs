@@ -34,6 +34,9 @@ pub enum Command {
     Tournament(TournamentArgs),
     /// Work with replay files.
     Replay(ReplayArgs),
+    /// Write a tournament's standings or results as JSON or CSV, from a
+    /// state directory (also beside a run going on) or from Redis.
+    Export(ExportArgs),
     /// Measure the engine or the runner.
     Bench(BenchArgs),
     /// A built-in bot for benchmarks (reads frames on stdin, replies instantly).
@@ -216,11 +219,22 @@ pub struct RunArgs {
     /// Local workers playing matches in parallel.
     #[arg(long, default_value_t = 1)]
     pub workers: usize,
-    /// Keep tournament state in Redis instead of memory: redis://HOST[:PORT][/DB],
-    /// unix:///PATH, or redis+sentinel://SENTINEL[:PORT][,SENTINEL[:PORT]...]/MASTER[/DB]
+    /// Keep tournament state in Redis instead of the state directory:
+    /// redis://HOST[:PORT][/DB], unix:///PATH, or
+    /// redis+sentinel://SENTINEL[:PORT][,SENTINEL[:PORT]...]/MASTER[/DB]
     /// to follow the primary through Sentinel failovers.
     #[arg(long, value_name = "URL")]
     pub redis: Option<String>,
+    /// Where the tournament's state, replays and logs are kept, so an
+    /// interrupted run resumes when started again [default: arena-state/
+    /// beside the tournament file]; `none` keeps everything in memory only.
+    /// Unused with --redis.
+    #[arg(long, value_name = "DIR", env = "ARENA_STATE")]
+    pub state: Option<PathBuf>,
+    /// Print the progress and standings kept in the state directory, then
+    /// exit, without running anything (beside a run that is going on, too).
+    #[arg(long, conflicts_with_all = ["redis", "web"])]
+    pub status: bool,
     /// Print the standings as JSON.
     #[arg(long)]
     pub json: bool,
@@ -309,7 +323,8 @@ pub struct BlobArgs {
     /// or an S3-compatible bucket, s3://BUCKET[/PREFIX]?endpoint=URL&region=R
     /// (credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY).
     /// Default: with --redis, $XDG_DATA_HOME/arena/blobs (or
-    /// ~/.local/share/arena/blobs); without, process memory.
+    /// ~/.local/share/arena/blobs); for `arena run`, blobs/ in its state
+    /// directory; otherwise process memory.
     #[arg(long, value_name = "LOCATION", env = "ARENA_BLOBS")]
     pub blobs: Option<String>,
     /// How long replays and logs are kept: e.g. 90d, 12h, 30m, or forever.
@@ -487,6 +502,50 @@ pub fn parse_core_list(text: &str) -> Result<CoreList, String> {
 }
 
 #[derive(Debug, Args)]
+#[command(group(
+    clap::ArgGroup::new("source")
+        .required(true)
+        .multiple(false)
+        .args(["state", "redis"])
+))]
+pub struct ExportArgs {
+    /// Read the state directory of `arena run` (a copy of its last commit,
+    /// so a run may be going on there).
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// Read the tournament from Redis: redis://HOST[:PORT][/DB], unix:///PATH
+    /// or redis+sentinel://SENTINEL[:PORT][,SENTINEL[:PORT]...]/MASTER[/DB].
+    #[arg(long, value_name = "URL")]
+    pub redis: Option<String>,
+    /// The tournament's id [default: the only tournament the store holds].
+    #[arg(long, value_name = "ID")]
+    pub tournament: Option<String>,
+    /// What to write: the standings, or every recorded match result.
+    #[arg(long, value_enum, default_value_t = ExportWhat::Standings)]
+    pub what: ExportWhat,
+    /// JSON, or CSV (RFC 4180, CRLF line endings; results: one row per seat).
+    #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
+    pub format: ExportFormat,
+    /// Write to this file instead of stdout.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// What `arena export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportWhat {
+    Standings,
+    Results,
+}
+
+/// How `arena export` writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Args)]
 pub struct ReplayArgs {
     #[command(subcommand)]
     pub command: ReplayCommand,
@@ -569,10 +628,15 @@ pub enum BenchTarget {
         #[command(flatten)]
         sandbox: SandboxArgs,
     },
-    /// Coordinator throughput on a Redis of its own: the time to queue a
-    /// large round robin, then lease + heartbeat + result operations per
-    /// second from simulated workers over loopback gRPC.
+    /// Coordinator throughput on the embedded store (a fresh state
+    /// directory) and on a Redis of its own: the time to queue a large
+    /// round robin, then lease + heartbeat + result operations per second
+    /// from simulated workers over loopback gRPC.
     Coordinator {
+        /// Which store to measure; `both` measures one after the other and
+        /// shows them side by side.
+        #[arg(long, value_enum, default_value_t = BenchStore::Both)]
+        store: BenchStore,
         /// Entrants of the round robin (1000: 499,500 two-seat matches).
         #[arg(long, default_value_t = 1000,
               value_parser = clap::value_parser!(u64).range(2..=2000))]
@@ -626,6 +690,17 @@ pub enum BenchTarget {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// The store `arena bench coordinator` measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BenchStore {
+    /// The on-disk store `arena run` uses, in a temp directory.
+    Embedded,
+    /// A `redis-server` the bench starts.
+    Redis,
+    /// Both, one after the other.
+    Both,
 }
 
 #[derive(Debug, Args)]

@@ -66,13 +66,15 @@ fn without_password(url: &str) -> String {
     }
 }
 
-/// The blob store `args` name, or the default: a directory of the user's
-/// data when the rest of the state is persistent too, else memory.
-pub async fn open_attachments(args: &BlobArgs, persistent: bool) -> anyhow::Result<Attachments> {
+/// The blob store `args` name, or else the one at `default` (a directory),
+/// or else process memory.
+pub async fn open_attachments(
+    args: &BlobArgs,
+    default: Option<PathBuf>,
+) -> anyhow::Result<Attachments> {
     let location = match &args.blobs {
         Some(location) => Some(location.clone()),
-        None if persistent => Some(default_blob_dir().display().to_string()),
-        None => None,
+        None => default.map(|dir| dir.display().to_string()),
     };
     let blobs = match location {
         Some(location) => Blobs::Stored(
@@ -88,8 +90,9 @@ pub async fn open_attachments(args: &BlobArgs, persistent: bool) -> anyhow::Resu
     })
 }
 
-/// `$XDG_DATA_HOME/arena/blobs`, or `~/.local/share/arena/blobs`.
-fn default_blob_dir() -> PathBuf {
+/// `$XDG_DATA_HOME/arena/blobs`, or `~/.local/share/arena/blobs`: where
+/// replays and logs go beside a Redis store by default.
+pub fn default_blob_dir() -> PathBuf {
     std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
@@ -162,7 +165,8 @@ async fn open_coordinator(args: &CoordinatorArgs) -> anyhow::Result<Arc<Coordina
             args.quarantine_window
         );
     }
-    let attachments = open_attachments(&args.blobs, args.redis.is_some()).await?;
+    let attachments =
+        open_attachments(&args.blobs, args.redis.is_some().then(default_blob_dir)).await?;
     crate::messages::say!(
         "arena coordinator: replays and logs in {}",
         attachments.blobs.describe()

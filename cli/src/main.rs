@@ -17,6 +17,7 @@ mod cli;
 mod descriptors;
 mod distributed;
 mod entropy;
+mod export;
 mod games;
 mod internal_bot;
 mod launch;
@@ -26,6 +27,7 @@ mod model_host;
 mod play;
 mod replay;
 mod run;
+mod run_state;
 mod telemetry;
 mod terminal;
 mod wasm_host;
@@ -59,6 +61,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         | Command::Build(_)
         | Command::Tournament(_)
         | Command::Replay(_)
+        | Command::Export(_)
         | Command::Bench(_)
         | Command::Model(_) => telemetry::init_logs(telemetry::LogStyle::Terminal),
         Command::Run(_)
@@ -87,6 +90,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Tournament(args) => distributed::tournament(args),
         Command::Replay(args) => replay::run(args),
+        Command::Export(args) => export::run(args),
         Command::Bench(args) => bench::run(args),
         Command::InternalBot(args) => internal_bot::run(args),
         Command::WasmHost(args) => wasm_host::run(args),

@@ -3,6 +3,10 @@
 //! loopback; local workers lease and play its matches over that connection,
 //! exactly as remote workers would.
 //!
+//! The state is kept in a directory beside the tournament file unless
+//! `--state` or `--redis` says otherwise ([`crate::run_state`]); running the
+//! same file again resumes its tournament.
+//!
 //! SIGTERM or SIGINT stops the run and cleans up after it (see
 //! [`stop_after_signal`]): the matches in flight are abandoned (nothing more
 //! is reported), their bots are killed, and the temp directory and the
@@ -28,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::RunArgs;
 use crate::launch::{self, CommandLauncher};
+use crate::run_state::{self, StateLocation};
 use crate::terminal::{shown, shown_lines};
 
 /// How long the matches abandoned on a signal may take to wind down once
@@ -40,12 +45,21 @@ const WIND_DOWN: Duration = Duration::from_secs(30);
 const SWEEP: Duration = Duration::from_millis(10);
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    if args.status {
+        return crate::run_state::status(&args);
+    }
     let file = TournamentFile::load(&args.tournament)?;
     // Launchers fork bots; build them before the async runtime starts threads.
     let launcher = launch::launcher(&args.sandbox, file.seats)?;
     let runtime = crate::distributed::runtime()?;
-    // Local workers keep their submissions and builds here.
-    let scratch = std::env::temp_dir().join(format!("arena-run-{}", std::process::id()));
+    let location = StateLocation::of(&args);
+    // Local workers keep their submissions and builds here: in the state
+    // directory when there is one, so what a killed run leaves behind is
+    // cleared by the next run (which holds the state's lock first).
+    let scratch = match &location {
+        StateLocation::Dir(dir) => dir.join("work"),
+        _ => std::env::temp_dir().join(format!("arena-run-{}", std::process::id())),
+    };
     // Set once the tournament is over: a signal after that (stopping the
     // pages of `--web`) ends a finished run, not an interrupted one.
     let finished = Arc::new(OnceLock::new());
@@ -57,7 +71,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         let mut terminate = signal(SignalKind::terminate()).context("catching SIGTERM")?;
         let mut interrupt = signal(SignalKind::interrupt()).context("catching SIGINT")?;
         tokio::select! {
-            result = tournament(&args, file, &launcher, &scratch, &finished) => result.map(Outcome::Finished),
+            result = tournament(&args, &location, file, &launcher, &scratch, &finished) => result.map(Outcome::Finished),
             _ = terminate.recv() => Ok(Outcome::Stopped(Stop::Terminate)),
             _ = interrupt.recv() => Ok(Outcome::Stopped(Stop::Interrupt)),
         }
@@ -226,15 +240,22 @@ fn remove_scratch(scratch: &Path) {
 /// standings.
 async fn tournament(
     args: &RunArgs,
+    location: &StateLocation,
     file: TournamentFile,
     launcher: &CommandLauncher,
     scratch: &Path,
     finished: &OnceLock<ExitCode>,
 ) -> anyhow::Result<ExitCode> {
     let environment_id = launch::environment_id(launcher);
-    let coordinator = open_coordinator(args, &file, &environment_id).await?;
-    let entrants = register_entrants(&coordinator, args, &file).await?;
+    let coordinator = open_coordinator(args, location, &file, &environment_id).await?;
+    // Left by a run that was killed: the state's lock says none is running.
+    remove_scratch(scratch);
+    let before = run_state::before(coordinator.store()).await?;
+    let token_for = args.web.is_some().then_some(&*coordinator);
+    let entrants = register_entrants(&coordinator, token_for, &file).await?;
     let id = create_tournament(&coordinator, &file, entrants).await?;
+    let found = run_state::found(coordinator.store(), &before, &id, &file.name).await?;
+    run_state::resume_or_start(&coordinator, location, &found, &id).await?;
     let server = LocalServer::start(&coordinator).await?;
     let pages = match &args.web {
         Some(address) => Some(serve_pages(&coordinator, address, &id).await?),
@@ -260,10 +281,10 @@ async fn tournament(
 /// another environment than the one bots run in here.
 async fn open_coordinator(
     args: &RunArgs,
+    location: &StateLocation,
     file: &TournamentFile,
     environment_id: &str,
 ) -> anyhow::Result<Arc<Coordinator>> {
-    let store = crate::distributed::open_store(args.redis.as_deref()).await?;
     // Local workers play in this machine's environment; a tournament that
     // needs another one could never finish here.
     if let Some(needed) = &file.environment
@@ -275,6 +296,8 @@ async fn open_coordinator(
             environment_id
         );
     }
+    location.announce();
+    let store = location.open().await?;
     let config = CoordinatorConfig {
         // Every local worker is this machine: quarantining one of them
         // would only stall the run.
@@ -282,15 +305,16 @@ async fn open_coordinator(
         ..CoordinatorConfig::with_lease_ttl(Duration::from_secs(args.lease_ttl.max(1)))
     };
     let attachments =
-        crate::distributed::open_attachments(&args.blobs, args.redis.is_some()).await?;
+        crate::distributed::open_attachments(&args.blobs, location.blob_dir()).await?;
     Ok(Coordinator::with_attachments(store, config, attachments))
 }
 
 /// Packs and stores every bot of the file as a submission (saying each
-/// entrant's token with `--web`); the entrants as (name, submission hash).
-async fn register_entrants(
+/// entrant's token, issued by `token_for`, with `--web`); the entrants as
+/// (name, submission hash).
+pub(crate) async fn register_entrants(
     coordinator: &Coordinator,
-    args: &RunArgs,
+    token_for: Option<&Coordinator>,
     file: &TournamentFile,
 ) -> anyhow::Result<Vec<(String, String)>> {
     let mut entrants = Vec::with_capacity(file.bots.len());
@@ -299,8 +323,8 @@ async fn register_entrants(
             crate::distributed::pack(&bot.path).with_context(|| format!("bot {:?}", bot.name))?;
         let hash = arena_coordinator::submission_id(&archive);
         coordinator.store().put_submission(&hash, archive).await?;
-        if args.web.is_some() {
-            let token = coordinator.issue_entrant_token(&hash).await?;
+        if let Some(issuer) = token_for {
+            let token = issuer.issue_entrant_token(&hash).await?;
             crate::messages::say!("arena run: entrant token for {}: {token}", shown(&bot.name));
         }
         entrants.push((bot.name.clone(), hash));
@@ -308,8 +332,9 @@ async fn register_entrants(
     Ok(entrants)
 }
 
-/// Creates the file's tournament with `entrants`; its id.
-async fn create_tournament(
+/// Creates the file's tournament with `entrants` (finding it, if the store
+/// has it already); its id.
+pub(crate) async fn create_tournament(
     coordinator: &Coordinator,
     file: &TournamentFile,
     entrants: Vec<(String, String)>,

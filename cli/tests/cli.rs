@@ -870,7 +870,7 @@ fn a_signalled_run_cleans_up(signal: &str, number: i32) {
         arena()
             .arg("run")
             .arg(&tournament)
-            .args(["--cgroup-parent", &parent.0])
+            .args(["--cgroup-parent", &parent.0, "--state", "none"])
             .arg("--cache-dir")
             .arg(cache.path())
             .env("TMPDIR", tmp.path())
@@ -1143,6 +1143,73 @@ fn the_remaining_bench_subcommands_run_briefly() {
             "bench {target}: no {key}: {figures}"
         );
     }
+}
+
+/// `arena bench coordinator --store embedded`: the embedded store alone,
+/// named in both outputs, with a positive ops/s, and its temp state
+/// directory gone afterwards. (The default, both stores, runs in the test
+/// above, which reads the Redis figures under their old top-level keys.)
+#[test]
+fn bench_coordinator_measures_the_embedded_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tiny = [
+        "--store",
+        "embedded",
+        "--entrants",
+        "10",
+        "--workers",
+        "2",
+        "--connections",
+        "1",
+        "--seconds",
+        "1",
+    ];
+    let out = arena()
+        .args(["bench", "coordinator", "--json"])
+        .args(tiny)
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let figures: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        figures["stores"],
+        serde_json::json!(["embedded"]),
+        "{figures}"
+    );
+    let embedded = &figures["embedded"];
+    assert!(
+        embedded["ops_per_second"].as_f64().unwrap() > 0.0,
+        "{figures}"
+    );
+    assert_eq!(embedded["round_robin_matches"], 45, "{figures}");
+    assert!(
+        embedded["state_file_bytes"].as_u64().unwrap() > 0,
+        "{figures}"
+    );
+    assert!(figures.get("redis").is_none(), "{figures}");
+    assert!(figures.get("redis_cpu_s").is_none(), "{figures}");
+
+    let out = arena()
+        .args(["bench", "coordinator"])
+        .args(tiny)
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let header = text.lines().nth(1).unwrap();
+    assert_eq!(header.trim(), "embedded", "{text}");
+    assert!(!text.contains("Redis") && !text.contains("redis"), "{text}");
+    let ops: f64 = text
+        .lines()
+        .find(|l| l.starts_with("ops/s"))
+        .and_then(|l| l.split_whitespace().last())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no ops/s figure in {text}"));
+    assert!(ops > 0.0, "{text}");
+    // The state directory went with the bench.
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
 }
 
 #[test]

@@ -330,6 +330,7 @@ fn the_example_grid_royale_swiss_of_wasm_and_process_bots_runs() {
     let out = arena()
         .arg("run")
         .arg(&example)
+        .args(["--state", "none"])
         .arg("--cache-dir")
         .arg(cache.path())
         .output()

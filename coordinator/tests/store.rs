@@ -1,8 +1,10 @@
 //! The store conformance suite: every test is an async fn over a [`Store`],
-//! and `conformance!` stamps each one out twice, once on a fresh
-//! `MemoryStore` and once on a `RedisStore` connected to a redis-server of
-//! its own (on a unix socket in a temp dir, killed when the test ends, even
-//! by a panic). Time is the `now_ms` the tests pass in, so nothing sleeps.
+//! and `conformance!` stamps each one out three times: on a fresh
+//! `MemoryStore`; on a `DiskStore` in a temp dir, whose file must then hold
+//! exactly the state in memory; and on a `RedisStore` connected to a
+//! redis-server of its own (on a unix socket in a temp dir, killed when the
+//! test ends, even by a panic). Time is the `now_ms` the tests pass in, so
+//! nothing sleeps.
 //!
 //! Redis-only tests at the bottom cover what only Redis can do: survive a
 //! reconnect, and write only keys the key layout documents.
@@ -30,6 +32,19 @@ macro_rules! conformance {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $test() {
                     super::$test(arena_coordinator::store::Store::memory()).await;
+                }
+            )*
+        }
+        mod disk_backend {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $test() {
+                    let dir = tempfile::tempdir().unwrap();
+                    let store = arena_coordinator::store::DiskStore::open(dir.path()).unwrap();
+                    super::$test(arena_coordinator::store::Store::Disk(store.clone())).await;
+                    // Every change the test made reached the file, and
+                    // nothing else did.
+                    store.verify_against_disk().await.unwrap();
                 }
             )*
         }
@@ -83,6 +98,8 @@ conformance!(
     quarantine_counts_through_report_and_fail_counted,
     rejudge_replays_a_finished_match_from_the_front,
     entrant_tokens_name_their_submission,
+    released_leases_go_back_in_schedule_order_without_a_strike,
+    released_leases_of_a_cancelled_tournament_drop_their_matches,
 );
 
 // Fixtures.
@@ -2101,6 +2118,144 @@ fn hex_sha256(bytes: &[u8]) -> String {
         .collect()
 }
 
+async fn released_leases_go_back_in_schedule_order_without_a_strike(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD), ("m2", AC)]).await;
+    store.create_tournament(spec("u")).await.unwrap();
+    let l0 = lease_as(&store, "w", 0, HOUR).await.unwrap();
+    let l1 = lease_as(&store, "w", 0, HOUR).await.unwrap();
+    assert_eq!((l0.match_id.as_str(), l1.match_id.as_str()), ("m0", "m1"));
+    // Another tournament's release touches nothing here.
+    assert_eq!(store.release_leases("u", "gone").await.unwrap(), 0);
+    assert_eq!(store.status("t").await.unwrap().leased, 2);
+
+    assert_eq!(store.release_leases("t", "the run ended").await.unwrap(), 2);
+    assert_eq!(store.next_expiry().await.unwrap(), None);
+    assert_eq!(store.release_leases("t", "again").await.unwrap(), 0);
+    let m1 = &store.matches("t").await.unwrap()[1];
+    assert_eq!(m1.state, MatchState::Queued);
+    assert_eq!(
+        m1.failures,
+        vec![AttemptFailure {
+            attempt: 1,
+            worker: "w".into(),
+            reason: "the run ended".into(),
+        }]
+    );
+    // A result under a taken-back lease is stale; so is a heartbeat.
+    let stale = complete(
+        &store,
+        "w",
+        "m1",
+        &l1.lease_id,
+        reseated(record("m1", 0, 5), CD),
+        None,
+    );
+    assert_eq!(stale.await.unwrap(), CompleteOutcome::StaleLease);
+    assert!(!extend(&store, "w", &l0.lease_id, 1, HOUR).await.unwrap());
+
+    // Back at the front in schedule order, on their next attempt.
+    let again = lease_as(&store, "w2", 2, HOUR).await.unwrap();
+    assert_eq!((again.match_id.as_str(), again.attempt), ("m0", 2));
+    // No strike was counted: m1 still has every allowed failure left.
+    for attempt in 2..=MAX_ATTEMPTS + 1 {
+        let lease = lease_as(&store, "w2", 3, HOUR).await.unwrap();
+        assert_eq!((lease.match_id.as_str(), lease.attempt), ("m1", attempt));
+        let end = fail(&store, "w2", "m1", &lease.lease_id, "flaky", MAX_ATTEMPTS);
+        let expected = if attempt == MAX_ATTEMPTS + 1 {
+            AttemptEnd::Stuck
+        } else {
+            AttemptEnd::Requeued
+        };
+        assert_eq!(end.await.unwrap(), Some(expected));
+    }
+    assert!(matches!(
+        store.release_leases("nope", "x").await,
+        Err(StoreError::UnknownTournament(_))
+    ));
+}
+
+async fn released_leases_of_a_cancelled_tournament_drop_their_matches(store: Store) {
+    with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
+    let _l0 = lease_as(&store, "w", 0, HOUR).await.unwrap();
+    assert_eq!(store.cancel("t").await.unwrap(), 1);
+    assert_eq!(store.release_leases("t", "the run ended").await.unwrap(), 1);
+    let status = store.status("t").await.unwrap();
+    assert_eq!((status.dropped, status.leased, status.queued), (2, 0, 0));
+    assert_eq!(store.queue_len().await.unwrap(), 0);
+}
+
+// The disk store only.
+
+/// The state file of a store in `dir`.
+fn state_file(dir: &std::path::Path) -> std::path::PathBuf {
+    dir.join(arena_coordinator::store::DISK_FILE_NAME)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_disk_store_is_open_in_one_process_at_a_time_but_readable_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_dir(dir.path()).unwrap();
+    with_round(&store, "t", &[("m0", AB), ("m1", CD)]).await;
+    let err = Store::open_dir(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("open in another process"), "{err}");
+    assert!(
+        err.contains(&state_file(dir.path()).display().to_string()),
+        "{err}"
+    );
+
+    // A read-only copy sees every committed change, while the writer runs.
+    let copy = arena_coordinator::store::DiskStore::snapshot(dir.path()).unwrap();
+    assert_eq!(snapshot(&Store::Memory(copy)).await, snapshot(&store).await);
+    let _lease = lease_as(&store, "w", 0, HOUR).await.unwrap();
+    let copy = arena_coordinator::store::DiskStore::snapshot(dir.path()).unwrap();
+    assert_eq!(Store::Memory(copy).status("t").await.unwrap().leased, 1);
+    drop(store);
+    let copy = arena_coordinator::store::DiskStore::snapshot(dir.path()).unwrap();
+    assert_eq!(Store::Memory(copy).status("t").await.unwrap().leased, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_state_file_is_refused_with_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_dir(dir.path()).unwrap();
+    with_round(&store, "t", &[("m0", AB), ("m1", CD), ("m2", AC)]).await;
+    store
+        .put_submission(&hex_sha256(b"bot"), b"bot".to_vec())
+        .await
+        .unwrap();
+    drop(store);
+    let path = state_file(dir.path());
+    let good = std::fs::read(&path).unwrap();
+    let name = path.display().to_string();
+    let refused = |what: &str| {
+        let err = Store::open_dir(dir.path())
+            .expect_err(&format!("opened a state file that is {what}"))
+            .to_string();
+        assert!(err.contains(&name), "{what}: {err}");
+        let read = arena_coordinator::store::DiskStore::snapshot(dir.path());
+        assert!(read.is_err(), "{what}: read back");
+    };
+
+    // Torn: only the first part of the file reached the disk.
+    std::fs::write(&path, &good[..good.len() / 3]).unwrap();
+    refused("truncated");
+    // Garbage in place of every byte after the header.
+    let mut garbled = good.clone();
+    for byte in garbled.iter_mut().skip(512) {
+        *byte = !*byte;
+    }
+    std::fs::write(&path, &garbled).unwrap();
+    refused("garbled");
+    // Not a state file at all.
+    std::fs::write(&path, b"tournament = \"not a database\"").unwrap();
+    refused("text");
+
+    // The intact file still opens with everything in it.
+    std::fs::write(&path, &good).unwrap();
+    let store = Store::open_dir(dir.path()).unwrap();
+    assert_eq!(store.status("t").await.unwrap().queued, 3);
+}
+
 // Redis only.
 
 /// Everything a coordinator would read back after a restart.
@@ -2189,6 +2344,39 @@ async fn the_first_command_after_a_redis_restart_succeeds() {
 async fn redis_state_survives_a_coordinator_restart() {
     let server = RedisServer::start();
     let store = server.store().await;
+    state_survives_a_restart(store, |store| async {
+        // The coordinator goes away; Redis also forgets its script cache, as
+        // a Redis restart would, so the new one must load the scripts again.
+        drop(store);
+        let mut admin = redis::Client::open(server.url())
+            .unwrap()
+            .get_connection()
+            .unwrap();
+        let () = redis::cmd("SCRIPT").arg("FLUSH").query(&mut admin).unwrap();
+        server.store().await
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn disk_state_survives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_dir(dir.path()).unwrap();
+    state_survives_a_restart(store, |store| async {
+        drop(store);
+        Store::open_dir(dir.path()).unwrap()
+    })
+    .await;
+}
+
+/// Plays part of a tournament, has `restart` replace the store by a new
+/// one on the same state, and checks the new one carries on exactly where
+/// the old one stopped.
+async fn state_survives_a_restart<F, R>(store: Store, restart: R)
+where
+    R: FnOnce(Store) -> F,
+    F: std::future::Future<Output = Store>,
+{
     with_round(
         &store,
         "t",
@@ -2248,15 +2436,7 @@ async fn redis_state_survives_a_coordinator_restart() {
     assert_eq!(before.status.leased, 1);
     assert_eq!(before.status.queued, 3);
 
-    // The coordinator goes away; Redis also forgets its script cache, as a
-    // Redis restart would, so the new one must load the scripts again.
-    drop(store);
-    let mut admin = redis::Client::open(server.url())
-        .unwrap()
-        .get_connection()
-        .unwrap();
-    let () = redis::cmd("SCRIPT").arg("FLUSH").query(&mut admin).unwrap();
-    let store = server.store().await;
+    let store = restart(store).await;
     assert_eq!(snapshot(&store).await, before);
 
     // It carries on where the old one stopped.

@@ -76,7 +76,7 @@ impl Standings {
             .iter()
             .copied()
             .chain(FORFEIT_COLUMNS.iter().map(|(_, column)| *column));
-        push_record(&mut out, header.map(str::to_owned));
+        push_csv_record(&mut out, header.map(str::to_owned));
         for row in &self.rows {
             let fields = [
                 row.rank.to_string(),
@@ -102,7 +102,7 @@ impl Standings {
             let forfeits = FORFEIT_COLUMNS
                 .iter()
                 .map(|(reason, _)| row.forfeits.get(reason).copied().unwrap_or(0).to_string());
-            push_record(&mut out, fields.into_iter().chain(forfeits));
+            push_csv_record(&mut out, fields.into_iter().chain(forfeits));
         }
         out
     }
@@ -176,7 +176,8 @@ fn table_line(row: &StandingRow) -> [String; 8] {
     ]
 }
 
-fn push_record(out: &mut String, fields: impl Iterator<Item = String>) {
+/// Appends one CSV record of already-quoted `fields`, CRLF-terminated.
+pub fn push_csv_record(out: &mut String, fields: impl Iterator<Item = String>) {
     for (i, field) in fields.enumerate() {
         if i > 0 {
             out.push(',');
@@ -192,7 +193,7 @@ fn push_record(out: &mut String, fields: impl Iterator<Item = String>) {
 /// `@`, a tab or CR) is prefixed with `'`, so a bot named `=HYPERLINK(...)`
 /// is shown, not evaluated. Only names and ids go through here; numbers
 /// are written as they are.
-fn csv_field(text: &str) -> String {
+pub fn csv_field(text: &str) -> String {
     let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{text}")
     } else {

@@ -103,6 +103,8 @@
 
 mod export;
 mod rating;
+
+pub use self::export::{csv_field, push_csv_record};
 mod score;
 
 use std::cmp::Ordering;

@@ -73,6 +73,14 @@ pub enum StoreError {
         #[source]
         source: serde_json::Error,
     },
+    /// The on-disk store's file could not be opened, read or written.
+    #[error("state file {}: {what}", path.display())]
+    Disk {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What went wrong, in words.
+        what: String,
+    },
     /// Data read back from the backend breaks an invariant the store keeps
     /// (a missing field, an unknown state). Only a bug or a hand-edited
     /// database produces this.

@@ -3,18 +3,22 @@
 //! submissions, and which workers are alive.
 //!
 //! Layout: [`Store`] is the interface the rest of the coordinator uses. It is
-//! an enum over the two backends rather than a trait object, because async
-//! methods in a `dyn` trait would need boxing or a macro crate, and there
-//! are only ever two backends:
+//! an enum over the three backends rather than a trait object, because async
+//! methods in a `dyn` trait would need boxing or a macro crate, and the
+//! backends are few and fixed:
 //!
 //! - [`MemoryStore`] (in `memory`) keeps state in process memory behind a
-//!   `std` mutex; `arena run` uses it, and it loses everything on exit.
+//!   `std` mutex and loses everything on exit; tests use it, and
+//!   `arena run --state none`.
+//! - [`DiskStore`] (in `disk`) is the memory store with every change
+//!   written to a redb file before the operation returns; `arena run`
+//!   uses it by default, so a local tournament can be resumed.
 //! - [`RedisStore`] (in `redis_store`) keeps every piece of state in Redis,
 //!   so a coordinator can restart and carry on. Its [`keys`] module names
 //!   every key, and Lua scripts hold the invariants.
 //!
 //! [`types`] has the values both speak, [`error`] the one error enum.
-//! `tests/store.rs` runs one conformance suite against both backends.
+//! `tests/store.rs` runs one conformance suite against every backend.
 //!
 //! # The match life cycle
 //!
@@ -37,11 +41,13 @@
 //! and the Redis backend never depends on its own clock. A lease is live
 //! while `now_ms < expires_at_ms`.
 
+mod disk;
 pub mod error;
 mod memory;
 mod redis_store;
 pub mod types;
 
+pub use self::disk::{DiskStore, FILE_NAME as DISK_FILE_NAME};
 pub use self::error::{Result, StoreError};
 pub use self::memory::MemoryStore;
 pub use self::redis_store::{RedisStore, SUBMISSION_CHUNK, keys};
@@ -52,13 +58,15 @@ pub use self::types::{
 };
 use crate::domain::{EntrantId, MatchRecord, Pairing};
 
-/// The coordinator's store: one of the two backends, with identical
+/// The coordinator's store: one of the backends, with identical
 /// behaviour (the conformance suite in `tests/store.rs` checks that). Clones
 /// share state.
 #[derive(Clone, Debug)]
 pub enum Store {
     /// In-process state, gone when the process exits.
     Memory(MemoryStore),
+    /// In-process state kept in a file, read back when opened again.
+    Disk(DiskStore),
     /// State in Redis, which survives restarts of the coordinator.
     Redis(RedisStore),
 }
@@ -68,6 +76,7 @@ macro_rules! dispatch {
     ($self:ident.$method:ident($($arg:expr),*)) => {
         match $self {
             Store::Memory(store) => store.$method($($arg),*).await,
+            Store::Disk(store) => store.$method($($arg),*).await,
             Store::Redis(store) => store.$method($($arg),*).await,
         }
     };
@@ -77,6 +86,11 @@ impl Store {
     /// A fresh in-memory store.
     pub fn memory() -> Self {
         Store::Memory(MemoryStore::new())
+    }
+
+    /// The on-disk store in `dir`, created if missing (see [`DiskStore::open`]).
+    pub fn open_dir(dir: &std::path::Path) -> Result<Self> {
+        Ok(Store::Disk(DiskStore::open(dir)?))
     }
 
     /// A store in the Redis at `url` (`redis://…` or `unix:///…`).
@@ -249,6 +263,17 @@ impl Store {
         quarantine: Option<QuarantineRule>,
     ) -> Result<Option<FailedLease>> {
         dispatch!(self.fail_counted(worker, match_id, lease_id, reason, max_attempts, quarantine))
+    }
+
+    /// Takes back every lease of `tournament`'s matches because whatever
+    /// held them is gone for good (the workers of an `arena run` that was
+    /// interrupted): each gets a failure on record with `reason` but no
+    /// strike, and goes back to the front of the queue with the next
+    /// attempt number, in schedule order (dropped if the tournament is
+    /// cancelled). A result reported later under a taken-back lease is
+    /// stale. Returns how many leases it took back.
+    pub async fn release_leases(&self, tournament: &str, reason: &str) -> Result<usize> {
+        dispatch!(self.release_leases(tournament, reason))
     }
 
     /// Puts a stuck match back at the front of the queue with the next

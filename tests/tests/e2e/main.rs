@@ -25,6 +25,7 @@ mod lease_ttl;
 mod quick_start;
 mod redis_restart;
 mod round_robin;
+mod run_resume;
 mod run_web;
 mod starter_rust;
 mod upload;

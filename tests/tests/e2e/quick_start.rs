@@ -61,17 +61,24 @@ fn the_readme_quick_start_plays_the_example_tournament_to_standings() {
     let names = entrants(&args[1]);
     assert_eq!(names.len(), 4, "{names:?}");
 
-    // The command as written; only the build cache is private to the test
-    // (the environment, not the command line, points it elsewhere).
+    // The command as written; only the build cache and the state directory
+    // are private to the test (the environment, not the command line,
+    // points them elsewhere).
     let cache = tempfile::Builder::new()
         .prefix("arena-e2e-quickstart-")
         .tempdir()
         .expect("temp dir");
-    let mut command = arena();
-    command
-        .current_dir(workspace())
-        .args(&args)
-        .env("XDG_CACHE_HOME", cache.path());
+    let state = cache.path().join("arena-state");
+    let quick_start = || {
+        let mut command = arena();
+        command
+            .current_dir(workspace())
+            .args(&args)
+            .env("XDG_CACHE_HOME", cache.path())
+            .env("ARENA_STATE", &state);
+        command
+    };
+    let command = quick_start();
     let mut run = Proc::spawn("arena run (quick start)", command);
     let status = run
         .wait_exit(TOURNAMENT)
@@ -116,4 +123,19 @@ fn the_readme_quick_start_plays_the_example_tournament_to_standings() {
         })
         .collect();
     assert_eq!(leftovers, Vec::<PathBuf>::new(), "{stderr}");
+
+    // It left its state behind, and the same command again finds the
+    // tournament finished there: the same standings, nothing played.
+    assert!(state.join("store.redb").is_file(), "{stderr}");
+    let mut again = Proc::spawn("arena run (quick start, again)", quick_start());
+    let status = again
+        .wait_exit(TOURNAMENT)
+        .unwrap_or_else(|| panic!("the second quick start did not finish within {TOURNAMENT:?}"));
+    let stderr_again = again.stderr.text();
+    assert!(status.success(), "{status}\n{stderr_again}");
+    assert!(
+        stderr_again.contains("finished tournament t-") && stderr_again.contains("12 of 12"),
+        "{stderr_again}"
+    );
+    assert_eq!(again.stdout.text(), stdout, "{stderr_again}");
 }

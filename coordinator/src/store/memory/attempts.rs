@@ -60,7 +60,7 @@ impl MemoryStore {
                 let failures = state.record_lease_end(worker, true, rule.window);
                 let reached = failures >= rule.failures;
                 if reached {
-                    state.quarantined.insert(worker.to_owned());
+                    state.quarantined.insert(worker.to_owned(), ());
                 }
                 reached
             }
@@ -100,6 +100,54 @@ impl MemoryStore {
             }
         }
         Ok(ended)
+    }
+
+    /// See [`Store::release_leases`](crate::store::Store::release_leases).
+    pub async fn release_leases(&self, tournament: &str, reason: &str) -> Result<usize> {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let t = state.get_tournament(tournament)?;
+        // A cancelled tournament's released matches are dropped, as its
+        // expired ones are.
+        let cancelled = t.spec.cancelled;
+        let leased: Vec<String> = t
+            .matches
+            .iter()
+            .filter(|id| {
+                state
+                    .matches
+                    .get(*id)
+                    .is_some_and(|m| matches!(m.slot, Slot::Leased { .. }))
+            })
+            .cloned()
+            .collect();
+        // Front of the queue in schedule order: push the last one first.
+        for match_id in leased.iter().rev() {
+            let Some(entry) = state.matches.get_mut(match_id) else {
+                continue;
+            };
+            let Slot::Leased {
+                lease_id,
+                worker,
+                expires_at_ms,
+            } = std::mem::replace(&mut entry.slot, Slot::Dropped)
+            else {
+                continue;
+            };
+            entry.failures.push(AttemptFailure {
+                attempt: entry.attempt,
+                worker,
+                reason: reason.to_owned(),
+            });
+            state.lease_match.remove(&lease_id);
+            state.expiries.remove(&(expires_at_ms, lease_id));
+            if !cancelled {
+                entry.slot = Slot::Queued;
+                entry.attempt += 1;
+                state.queue.push_front(match_id.clone());
+            }
+        }
+        Ok(leased.len())
     }
 
     /// See [`Store::requeue`](crate::store::Store::requeue).

@@ -25,7 +25,7 @@ impl MemoryStore {
         if *seen < alive_since_ms {
             return Ok(LeaseGrant::Unregistered);
         }
-        if state.quarantined.contains(worker) {
+        if state.quarantined.contains_key(worker) {
             return Ok(LeaseGrant::Quarantined);
         }
         let info = info.clone();

@@ -19,58 +19,70 @@
 //! * `workers`: registration, liveness, lease endings and the quarantine.
 //! * `reads`: what only reads (status, matches, results, replays).
 //! * `submissions`: submission archives and entrant tokens.
+//! * `tracked`: the collections that note what each operation changed, and
+//!   `rows`: those changes (and a whole state) as rows for the on-disk
+//!   store, which wraps this one (see `store::disk`).
 
 mod attempts;
 mod leases;
 mod reads;
+mod rows;
 mod submissions;
 mod tournaments;
+mod tracked;
 mod workers;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+pub(crate) use self::rows::{Changes, Table};
+
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use serde::{Deserialize, Serialize};
+
+use self::tracked::{Queue, Tracked};
 use super::error::{Result, StoreError};
 use super::types::{AttemptFailure, TournamentSpec, WorkerInfo};
 use crate::domain::{EntrantId, MatchRecord, Pairing};
 
 /// The embedded backend. Clones share one state.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct MemoryStore {
     /// Everything, behind one lock so each operation is atomic.
     state: Arc<Mutex<State>>,
 }
 
 /// The whole store, mirroring the Redis layout in `docs/redis-keys.md`.
-#[derive(Debug, Default)]
+/// `lease_match` and `expiries` are indexes of the leased slots in
+/// `matches`; everything else is written to disk by the on-disk store.
+#[derive(Debug, PartialEq)]
 struct State {
-    /// By id; `BTreeMap` so `tournaments()` comes out sorted.
-    tournaments: BTreeMap<String, Tournament>,
+    /// By id, sorted, so `tournaments()` comes out sorted.
+    tournaments: Tracked<Tournament>,
     /// Every scheduled match of every tournament, by match id.
-    matches: HashMap<String, MatchEntry>,
+    matches: Tracked<MatchEntry>,
     /// Queued match ids, next to lease at the front.
-    queue: VecDeque<String>,
+    queue: Queue,
     /// Current lease id → its match.
     lease_match: HashMap<String, String>,
     /// Current leases ordered by (expiry, lease id), the same order Redis
     /// gives a sorted set, so both backends requeue in the same order.
     expiries: BTreeSet<(u64, String)>,
     /// Replays of accepted results, by match id.
-    replays: HashMap<String, Vec<u8>>,
+    replays: Tracked<Vec<u8>>,
     /// Submission archives by content hash.
-    submissions: HashMap<String, Vec<u8>>,
+    submissions: Tracked<Vec<u8>>,
     /// Registered workers with the time they were last heard from.
-    workers: BTreeMap<String, (WorkerInfo, u64)>,
+    workers: Tracked<(WorkerInfo, u64)>,
     /// Each worker's recent lease endings, newest last (`true`: failed).
-    lease_ends: HashMap<String, VecDeque<bool>>,
+    lease_ends: Tracked<VecDeque<bool>>,
     /// Workers that get no new leases.
-    quarantined: BTreeSet<String>,
+    quarantined: Tracked<()>,
     /// Entrant token digests → the submission each unlocks.
-    entrant_tokens: HashMap<String, String>,
+    entrant_tokens: Tracked<String>,
 }
 
 /// One tournament's own data.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 struct Tournament {
     /// As created, with `cancelled` kept current.
     spec: TournamentSpec,
@@ -83,12 +95,14 @@ struct Tournament {
 }
 
 /// One match: immutable scheduling data plus where it stands.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 struct MatchEntry {
     /// Owning tournament.
     tournament: String,
     /// Round it was scheduled in.
     round: u32,
+    /// Its place in its tournament's schedule (`Tournament::matches`).
+    index: usize,
     /// Seats and seed.
     pairing: Pairing,
     /// Attempt number of the current or next lease.
@@ -107,7 +121,7 @@ struct MatchEntry {
 
 /// A match's state; the lease fields live here so "is this lease current"
 /// is a single comparison.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 enum Slot {
     /// In `State::queue`.
     Queued,
@@ -128,10 +142,22 @@ enum Slot {
     Stuck,
 }
 
+impl Default for MemoryStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl MemoryStore {
     /// An empty store.
     pub fn new() -> Self {
-        Self::default()
+        Self::with_state(State::new(false))
+    }
+
+    fn with_state(state: State) -> Self {
+        MemoryStore {
+            state: Arc::new(Mutex::new(state)),
+        }
     }
 
     /// Takes the lock. A panic while it was held can only have happened
@@ -143,6 +169,22 @@ impl MemoryStore {
 }
 
 impl State {
+    fn new(track: bool) -> Self {
+        State {
+            tournaments: Tracked::new(track),
+            matches: Tracked::new(track),
+            queue: Queue::new(track),
+            lease_match: HashMap::new(),
+            expiries: BTreeSet::new(),
+            replays: Tracked::new(track),
+            submissions: Tracked::new(track),
+            workers: Tracked::new(track),
+            lease_ends: Tracked::new(track),
+            quarantined: Tracked::new(track),
+            entrant_tokens: Tracked::new(track),
+        }
+    }
+
     fn get_tournament(&self, id: &str) -> Result<&Tournament> {
         self.tournaments
             .get(id)

@@ -9,10 +9,10 @@ impl MemoryStore {
     /// See [`Store::put_submission`](crate::store::Store::put_submission).
     pub async fn put_submission(&self, hash: &str, bytes: Vec<u8>) -> Result<()> {
         check_submission_hash(hash, &bytes)?;
-        self.lock()
-            .submissions
-            .entry(hash.to_owned())
-            .or_insert(bytes);
+        let mut state = self.lock();
+        if !state.submissions.contains_key(hash) {
+            state.submissions.insert(hash.to_owned(), bytes);
+        }
         Ok(())
     }
 

@@ -94,11 +94,13 @@ impl MemoryStore {
         t.rounds = round + 1;
         t.byes.extend(byes.into_iter().map(|e| (round, e)));
         for m in matches {
+            let index = t.matches.len();
             t.matches.push(m.match_id.clone());
             state.queue.push_back(m.match_id.clone());
             let entry = MatchEntry {
                 tournament: tournament.to_owned(),
                 round,
+                index,
                 pairing: m.pairing,
                 attempt: 1,
                 slot: Slot::Queued,

@@ -1,6 +1,8 @@
 //! Workers: registration, when each was last heard from, how its recent
 //! leases ended, and the quarantine.
 
+use std::collections::VecDeque;
+
 use super::{MemoryStore, State};
 use crate::store::error::Result;
 use crate::store::types::WorkerInfo;
@@ -43,7 +45,7 @@ impl MemoryStore {
     pub async fn set_quarantined(&self, worker: &str, quarantined: bool) -> Result<()> {
         let mut state = self.lock();
         if quarantined {
-            state.quarantined.insert(worker.to_owned());
+            state.quarantined.insert(worker.to_owned(), ());
         } else {
             state.quarantined.remove(worker);
             state.lease_ends.remove(worker);
@@ -53,12 +55,12 @@ impl MemoryStore {
 
     /// See [`Store::quarantined`](crate::store::Store::quarantined).
     pub async fn quarantined(&self) -> Result<Vec<String>> {
-        Ok(self.lock().quarantined.iter().cloned().collect())
+        Ok(self.lock().quarantined.keys().cloned().collect())
     }
 
     /// See [`Store::is_quarantined`](crate::store::Store::is_quarantined).
     pub async fn is_quarantined(&self, worker: &str) -> Result<bool> {
-        Ok(self.lock().quarantined.contains(worker))
+        Ok(self.lock().quarantined.contains_key(worker))
     }
 }
 
@@ -66,7 +68,7 @@ impl State {
     /// [`Store::record_lease_end`](crate::store::Store::record_lease_end)
     /// on the locked state.
     pub(super) fn record_lease_end(&mut self, worker: &str, failed: bool, window: u32) -> u32 {
-        let ends = self.lease_ends.entry(worker.to_owned()).or_default();
+        let ends = self.lease_ends.get_or_insert_with(worker, VecDeque::new);
         ends.push_back(failed);
         while ends.len() > window.max(1) as usize {
             ends.pop_front();

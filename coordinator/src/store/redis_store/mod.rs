@@ -336,6 +336,18 @@ impl RedisStore {
         self.queued_again(match_id, code, "requeue").await
     }
 
+    /// See [`Store::release_leases`](crate::store::Store::release_leases).
+    pub async fn release_leases(&self, tournament: &str, reason: &str) -> Result<usize> {
+        let released: i64 = SCRIPTS
+            .release
+            .keyed(&[(Id::Tournament, tournament)])?
+            .arg(tournament)
+            .arg(reason)
+            .invoke_async(&mut self.conn())
+            .await?;
+        usize::try_from(released).map_err(|_| StoreError::UnknownTournament(tournament.to_owned()))
+    }
+
     /// See [`Store::rejudge`](crate::store::Store::rejudge).
     pub async fn rejudge(&self, match_id: &str) -> Result<bool> {
         let code: i64 = SCRIPTS

@@ -314,6 +314,21 @@ const REJUDGE: &[Key] = &[
     Key::Replay,
 ];
 
+/// `lua/release.lua`'s KEYS.
+const RELEASE: &[Key] = &[
+    Key::Matches,
+    Fixed(keys::TOURNAMENTS),
+    Fixed(keys::CANCELLED),
+    Fixed(keys::MATCH_STATE),
+    Fixed(keys::MATCH_LEASE),
+    Fixed(keys::MATCH_WORKER),
+    Fixed(keys::LEASE_MATCH),
+    Fixed(keys::LEASES),
+    Fixed(keys::MATCH_ATTEMPT),
+    Fixed(keys::MATCH_FAILURES),
+    Fixed(keys::QUEUE),
+];
+
 /// `lua/lease_end.lua`'s KEYS.
 const LEASE_END: &[Key] = &[Key::LeaseEnds];
 
@@ -333,6 +348,7 @@ pub(super) struct Scripts {
     pub heartbeat_leases: LuaScript,
     pub requeue: LuaScript,
     pub rejudge: LuaScript,
+    pub release: LuaScript,
     pub lease_end: LuaScript,
     pub push_chunk: LuaScript,
 }
@@ -340,7 +356,7 @@ pub(super) struct Scripts {
 impl Scripts {
     /// Every script.
     #[cfg(test)]
-    fn all(&self) -> [&LuaScript; 12] {
+    fn all(&self) -> [&LuaScript; 13] {
         [
             &self.create_tournament,
             &self.schedule_round,
@@ -352,6 +368,7 @@ impl Scripts {
             &self.heartbeat_leases,
             &self.requeue,
             &self.rejudge,
+            &self.release,
             &self.lease_end,
             &self.push_chunk,
         ]
@@ -371,6 +388,7 @@ pub(super) static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
     heartbeat_leases: lua_script!("heartbeat_leases", HEARTBEAT_LEASES),
     requeue: lua_script!("requeue", REQUEUE),
     rejudge: lua_script!("rejudge", REJUDGE),
+    release: lua_script!("release", RELEASE),
     lease_end: lua_script!("lease_end", LEASE_END, after "count_lease_end"),
 });
 

@@ -187,15 +187,22 @@ pub fn write_tournament(
          first_move_ms = 60000\n\
          fault_limit = 50\n"
     );
-    for bot in bots {
-        text.push_str(&format!(
-            "\n[[bots]]\nname = \"{}\"\npath = \"{}\"\n",
-            bot.name,
-            bot.dir.display()
-        ));
-    }
+    text.push_str(&bots_toml(bots));
     std::fs::write(path, text).expect("writing the tournament file");
     path.to_owned()
+}
+
+/// The `[[bots]]` tables of a tournament file for `bots`.
+pub fn bots_toml(bots: &[Bot]) -> String {
+    bots.iter()
+        .map(|bot| {
+            format!(
+                "\n[[bots]]\nname = \"{}\"\npath = \"{}\"\n",
+                bot.name,
+                bot.dir.display()
+            )
+        })
+        .collect()
 }
 
 /// Matches of a one-cycle round robin of `bots` entrants.
