@@ -4,7 +4,8 @@
 //! leaves in the store (by doing the stored half of the step through the
 //! store and skipping the rest), then hands the store to a fresh coordinator
 //! and checks the tournament goes on to the same end as an uninterrupted
-//! one. Every test runs on the in-memory store and on a real redis-server.
+//! one. Every test runs on the in-memory store, on the on-disk store (in a
+//! temp dir) and on a real redis-server.
 
 mod support;
 
@@ -21,7 +22,8 @@ use arena_engine::registry;
 
 use support::redis::RedisServer;
 
-/// Stamps each test for both backends; a Redis test gets a server of its own.
+/// Stamps each test for every backend; a Redis test gets a server of its
+/// own, a disk test a fresh directory for each store.
 macro_rules! on_both_stores {
     ($($test:ident),* $(,)?) => {
         mod memory_backend {
@@ -29,6 +31,21 @@ macro_rules! on_both_stores {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $test() {
                     super::$test(&|| Box::pin(async { super::Store::memory() })).await;
+                }
+            )*
+        }
+        mod disk_backend {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $test() {
+                    let dirs = std::sync::Mutex::new(Vec::new());
+                    let fresh = || {
+                        let dir = tempfile::tempdir().unwrap();
+                        let store = super::Store::open_dir(dir.path()).unwrap();
+                        dirs.lock().unwrap().push(dir);
+                        Box::pin(async move { store }) as super::StoreFuture
+                    };
+                    super::$test(&fresh).await;
                 }
             )*
         }
