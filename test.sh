@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # The README's test command: installs the Debian packages the test suite
 # needs that are missing, then runs the whole suite: `cargo test` over the
-# workspace, then the Python package `arena_rl` (python/) built as a wheel,
-# installed with pip and tested with pytest. Arguments are passed on to
-# `cargo test` (e.g. `./test.sh -p arena-engine`, `./test.sh -- --nocapture`),
-# and then only the Rust tests run.
+# workspace, then the cgroup v2 leg (tests/guest/leg.sh: the real-cgroup
+# tests, the hostile-bot suite and a match of every game on pure cgroup v2,
+# in a QEMU guest unless this host is pure v2; see tests/guest/README.md),
+# then the Python package `arena_rl` (python/) built as a wheel, installed
+# with pip and tested with pytest. Arguments are passed on to `cargo test`
+# (e.g. `./test.sh -p arena-engine`, `./test.sh -- --nocapture`), and then
+# only the Rust tests run.
 #
 # When everything is present it installs nothing and needs no network; a
-# missing package needs apt-get and root (or sudo). `.ci/run` calls exactly
-# this script after the format and lint checks.
+# missing package needs apt-get and root (or sudo), and so does the guest's
+# kernel the first time (cached in target/guest/ afterwards). `.ci/run`
+# calls exactly this script after the format and lint checks.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -37,25 +41,42 @@ command -v promtool >/dev/null 2>&1 || missing="$missing prometheus"
 compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a' >/dev/null || missing="$missing libclang-rt-dev-wasm32"
 # The web pages are tested in a real headless Chromium.
 command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+# The cgroup v2 leg (tests/guest/leg.sh) boots a QEMU guest with pure cgroup
+# v2 unless this host already is pure v2. Installed without its recommends
+# (the guest needs no display, audio or firmware beyond qemu's own). The
+# guest's kernel is Debian's generic one, fetched by tests/guest/kernel.sh
+# with `apt-get download` on the leg's first run and cached (vmlinuz and a
+# few modules, ~10 MB) in target/guest/, or $ARENA_GUEST_CACHE.
+missing_no_recommends=""
+if [ "$(stat -fc %T /sys/fs/cgroup 2>/dev/null)" != cgroup2fs ]; then
+    command -v qemu-system-x86_64 >/dev/null 2>&1 ||
+        missing_no_recommends="$missing_no_recommends qemu-system-x86"
+fi
 
-if [ -n "$missing" ]; then
-    echo "test.sh: installing missing Debian packages:$missing" >&2
+if [ -n "$missing$missing_no_recommends" ]; then
+    echo "test.sh: installing missing Debian packages:$missing$missing_no_recommends" >&2
     if ! command -v apt-get >/dev/null 2>&1; then
-        echo "test.sh: no apt-get here; install these by hand:$missing" >&2
+        echo "test.sh: no apt-get here; install these by hand:$missing$missing_no_recommends" >&2
         exit 1
     fi
     as_root=()
     if [ "$(id -u)" -ne 0 ]; then
         if ! command -v sudo >/dev/null 2>&1; then
-            echo "test.sh: installing needs root (or sudo); install these by hand:$missing" >&2
+            echo "test.sh: installing needs root (or sudo); install these by hand:$missing$missing_no_recommends" >&2
             exit 1
         fi
         as_root=(sudo)
     fi
     export DEBIAN_FRONTEND=noninteractive
     "${as_root[@]}" apt-get update -qq
-    # shellcheck disable=SC2086
-    "${as_root[@]}" apt-get install -y -qq $missing
+    if [ -n "$missing" ]; then
+        # shellcheck disable=SC2086
+        "${as_root[@]}" apt-get install -y -qq $missing
+    fi
+    if [ -n "$missing_no_recommends" ]; then
+        # shellcheck disable=SC2086
+        "${as_root[@]}" apt-get install -y -qq --no-install-recommends $missing_no_recommends
+    fi
 fi
 
 # The Ants models are rebuilt by bots/ants-models/build.py in a test, which
@@ -88,6 +109,11 @@ cargo test --workspace --locked "$@"
 if [ "$#" -gt 0 ]; then
     exit 0
 fi
+
+# The cgroup v2 leg: the real-cgroup tests, the hostile-bot suite and one
+# sandboxed match of every game, on a pure cgroup v2 hierarchy (in a QEMU
+# guest unless this host is pure v2), with the binaries just built.
+tests/guest/leg.sh
 
 # The Python package: the tools it is built and tested with, pinned like
 # onnx and moto above. Only the missing or differently versioned ones are

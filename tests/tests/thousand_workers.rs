@@ -11,18 +11,27 @@
 //! the standings are reproducible). They never report a failure: whatever
 //! a crash costs must come back through lease expiry, report retries and
 //! the coordinator's recovery step. They retry whatever a restart makes
-//! fail, with a short growing pause between attempts.
+//! fail, with a short growing pause between attempts. One accepted report
+//! in four is sent a second time, as by a worker whose answer was lost.
 //!
-//! `ARENA_THOUSAND_WORKERS` sets the number of workers: 200 by default (the
-//! size the debug build runs in CI well within its time), 1000 for the full
-//! run: `ARENA_THOUSAND_WORKERS=1000 cargo test -p arena-e2e --test
-//! thousand_workers -- --nocapture` (its figures are printed).
+//! Every report's answer is accounted for, per match (see [`Ledger`] and
+//! [`assert_accounting`]): nothing is counted twice (a match is accepted
+//! twice only when a Redis crash came between, which may lose the first
+//! acceptance; a resend with no crash between it and its acceptance is a
+//! `duplicate`), nothing is recorded that no report made, and a
+//! `duplicate` answers only a report on a match that was accepted. Without
+//! crashes the accounting is exact: one acceptance per match, and every
+//! resend a duplicate.
+//!
+//! `ARENA_THOUSAND_WORKERS` sets the number of workers: 1000 by default
+//! (three runs of 13,366 matches, about a minute in the debug build on a
+//! loaded 2-core machine); its figures are printed with `--nocapture`.
 
 #[path = "e2e/support/mod.rs"]
 #[allow(dead_code)]
 mod support;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -46,6 +55,11 @@ fn entrants(workers: usize) -> usize {
 }
 /// Short, so a lease whose result a crash lost runs out soon.
 const LEASE_TTL_S: u64 = 3;
+/// One accepted report in this many is sent again.
+const RESEND_EVERY: u64 = 4;
+/// How long a worker keeps resending a report that gets no answer before it
+/// gives up (and fails the test): the coordinator is never down that long.
+const REPORT_PATIENCE: Duration = Duration::from_secs(60);
 /// Workers per HTTP/2 connection.
 const WORKERS_PER_CHANNEL: usize = 50;
 /// How long one run may take (debug build, 2 shared cores).
@@ -58,7 +72,7 @@ fn worker_count() -> usize {
     std::env::var("ARENA_THOUSAND_WORKERS")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(200)
+        .unwrap_or(1000)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -66,6 +80,21 @@ async fn a_thousand_workers_ride_out_coordinator_and_redis_crashes() {
     let workers = worker_count();
     let undisturbed = play(workers, None).await;
     eprintln!("thousand_workers: undisturbed: {}", undisturbed.figures());
+    // Without crashes, every answer is known: one acceptance per match.
+    let c = &undisturbed.counts;
+    assert_eq!(c.unconfirmed(), 0, "{}", undisturbed.figures());
+    assert_eq!(
+        c.accepted.load(Ordering::Relaxed),
+        undisturbed.matches as u64,
+        "{}",
+        undisturbed.figures()
+    );
+    assert_eq!(
+        c.resent_clean.load(Ordering::Relaxed),
+        c.resent.load(Ordering::Relaxed),
+        "{}",
+        undisturbed.figures()
+    );
     for appendfsync in ["everysec", "always"] {
         let disturbed = play(workers, Some(appendfsync)).await;
         eprintln!(
@@ -102,8 +131,9 @@ impl Run {
     fn figures(&self) -> String {
         let c = &self.counts;
         format!(
-            "{} workers, {} matches in {:.1?}, {} restarts (at {:?} done); reports accepted {}, duplicate {}, \
-             stale {}; leases lost {}; matches replayed {}",
+            "{} workers, {} matches in {:.1?}, {} restarts (at {:?} done); reports accepted {}, duplicate {} \
+             ({} of them to a report a crash overlapped), stale {}; resent {} ({} with no crash \
+             between, answered duplicate {}); leases lost {}; matches replayed {}",
             self.workers,
             self.matches,
             self.wall,
@@ -111,7 +141,11 @@ impl Run {
             self.done_at_crash,
             c.accepted.load(Ordering::Relaxed),
             c.duplicate.load(Ordering::Relaxed),
+            c.unconfirmed(),
             c.stale.load(Ordering::Relaxed),
+            c.resent.load(Ordering::Relaxed),
+            c.resent_clean.load(Ordering::Relaxed),
+            c.resent_clean_duplicate.load(Ordering::Relaxed),
             c.lost.load(Ordering::Relaxed),
             self.replayed,
         )
@@ -139,6 +173,7 @@ async fn play(workers: usize, disturb: Option<&str>) -> Run {
     let total = entrants * (entrants - 1) / 2;
 
     let fleet = Fleet::start(&url, workers);
+    let counts = Arc::clone(&fleet.counts);
     let mut restarts = 0;
     let mut done_at_crash = Vec::new();
     if disturb.is_some() {
@@ -155,6 +190,9 @@ async fn play(workers: usize, disturb: Option<&str>) -> Run {
             )
             .await;
             done_at_crash.push(reached.done);
+            // Counted before the kill, so that whatever the kill touches
+            // sees the count already raised.
+            counts.crashes.fetch_add(1, Ordering::SeqCst);
             if step % 2 == 1 {
                 coordinator.process.kill();
                 // The same address, so workers find it again.
@@ -165,6 +203,7 @@ async fn play(workers: usize, disturb: Option<&str>) -> Run {
                     COORDINATOR_FLAGS,
                 );
             } else {
+                counts.redis_crashes.fetch_add(1, Ordering::SeqCst);
                 redis.kill();
                 redis.restart();
             }
@@ -181,6 +220,7 @@ async fn play(workers: usize, disturb: Option<&str>) -> Run {
     assert_eq!(finished.stuck, 0, "{finished:?}");
     let all = matches(&mut admin, &id).await;
     let replayed = assert_each_recorded_once(&all, total);
+    assert_accounting(&counts, &all);
     let standings = admin
         .standings(StandingsRequest {
             tournament_id: id.clone(),
@@ -275,22 +315,160 @@ fn assert_each_recorded_once(all: &[MatchSummary], total: usize) -> usize {
 
 /// The ranks a match's result gives, from its id alone: one seat wins.
 fn ranks_for(match_id: &str, seats: usize) -> Vec<u32> {
-    // FNV-1a, so neighbouring ids spread over both outcomes.
-    let hash = match_id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    let winner = (hash % seats.max(1) as u64) as usize;
+    let winner = (fnv(match_id) % seats.max(1) as u64) as usize;
     (0..seats).map(|seat| u32::from(seat != winner)).collect()
+}
+
+/// FNV-1a of a match id, so neighbouring ids spread evenly.
+fn fnv(match_id: &str) -> u64 {
+    match_id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// What the simulated workers did, over all of them.
 #[derive(Default)]
 struct Counts {
+    /// Answers to reports and resends, by outcome (a report on a match the
+    /// store no longer knows counts as stale).
     accepted: AtomicU64,
     duplicate: AtomicU64,
     stale: AtomicU64,
     /// Leases a heartbeat said were lost (the match was abandoned).
     lost: AtomicU64,
+    /// Accepted reports sent again.
+    resent: AtomicU64,
+    /// Of those, the ones with no crash from the first sending to the
+    /// second answer, and how many of these were answered `duplicate`.
+    resent_clean: AtomicU64,
+    resent_clean_duplicate: AtomicU64,
+    /// Crashes (coordinator or Redis) triggered so far, and Redis crashes
+    /// alone: each raised just before its kill.
+    crashes: AtomicU64,
+    redis_crashes: AtomicU64,
+    /// Per match, every answer its reports got.
+    ledger: Mutex<HashMap<String, Ledger>>,
+}
+
+/// The answers the reports on one match got.
+#[derive(Debug, Default, Clone)]
+struct Ledger {
+    /// Each acceptance: the Redis crash count read before its report was
+    /// first sent, and after the acceptance came.
+    acceptances: Vec<(u64, u64)>,
+    /// `duplicate` answers.
+    duplicates: u32,
+    /// `duplicate` answers to a report that a crash overlapped: the report
+    /// may itself have been accepted, its answer lost with a crashing
+    /// coordinator (the worker tries again), or its script run twice by a
+    /// coordinator that sends it again over a new connection to a restarted
+    /// Redis (`coordinator/src/store/redis_store/retry.rs`).
+    unconfirmed: u32,
+}
+
+impl Counts {
+    fn record(&self, match_id: &str, answer: &Answered) {
+        let mut ledger = self.ledger.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = ledger.entry(match_id.to_owned()).or_default();
+        let counter = match answer.outcome {
+            Outcome::Accepted => {
+                entry
+                    .acceptances
+                    .push((answer.redis_crashes_before, answer.redis_crashes_after));
+                &self.accepted
+            }
+            Outcome::Duplicate => {
+                entry.duplicates += 1;
+                if answer.retried || answer.crashes_after > answer.crashes_before {
+                    entry.unconfirmed += 1;
+                }
+                &self.duplicate
+            }
+            Outcome::Stale => &self.stale,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// `duplicate` answers that may stand for an acceptance whose answer
+    /// was lost.
+    fn unconfirmed(&self) -> u64 {
+        let ledger = self.ledger.lock().unwrap_or_else(|p| p.into_inner());
+        ledger.values().map(|l| u64::from(l.unconfirmed)).sum()
+    }
+}
+
+/// Checks the fleet's answers against each other and against the
+/// tournament's matches (`all`, every one recorded once):
+/// - every recorded match had a report accepted: an acceptance was
+///   answered, or a report that a crash overlapped was answered `duplicate`
+///   (see [`Ledger::unconfirmed`]);
+/// - every `duplicate` answered a report on a match accepted so;
+/// - a match accepted twice had a Redis crash after the first acceptance
+///   was sent (a crash can lose an acknowledged write under `everysec`);
+///   without one, the second acceptance counted a result twice;
+/// - every resend with no crash between its first sending and its answer
+///   was a `duplicate`, and there were such resends.
+fn assert_accounting(counts: &Counts, all: &[MatchSummary]) {
+    let ledger = counts.ledger.lock().unwrap_or_else(|p| p.into_inner());
+    let accepted = |l: &Ledger| !l.acceptances.is_empty() || l.unconfirmed > 0;
+    for m in all {
+        let entry = ledger.get(&m.match_id).cloned().unwrap_or_default();
+        assert!(
+            accepted(&entry),
+            "{}: recorded, but no report on it was accepted: {entry:?}",
+            m.match_id
+        );
+    }
+    let known: BTreeSet<&str> = all.iter().map(|m| m.match_id.as_str()).collect();
+    for (match_id, entry) in ledger.iter() {
+        assert!(
+            known.contains(match_id.as_str()),
+            "a report on an unknown match {match_id}"
+        );
+        if entry.duplicates > 0 {
+            assert!(
+                accepted(entry),
+                "{match_id}: `duplicate` for a match no report was accepted on: {entry:?}"
+            );
+        }
+        if let [(first_sent, _), rest @ ..] = &entry.acceptances[..] {
+            for &(_, answered) in rest {
+                assert!(
+                    answered > *first_sent,
+                    "{match_id}: accepted twice with no Redis crash between: {entry:?}"
+                );
+            }
+        }
+    }
+    let resent_clean = counts.resent_clean.load(Ordering::Relaxed);
+    assert!(resent_clean > 0, "no resend went without a crash between");
+    assert_eq!(
+        counts.resent_clean_duplicate.load(Ordering::Relaxed),
+        resent_clean,
+        "a resend with no crash between was not a duplicate"
+    );
+}
+
+/// A report's outcome, as the fleet tells them apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    Accepted,
+    Duplicate,
+    /// A stale lease, or a match the store no longer knows.
+    Stale,
+}
+
+/// One report's answer, and what was going on while it was sent.
+#[derive(Clone, Copy, Debug)]
+struct Answered {
+    outcome: Outcome,
+    /// Some try before the answered one got no answer.
+    retried: bool,
+    /// The crash counts read before the first try and after the answer.
+    crashes_before: u64,
+    crashes_after: u64,
+    redis_crashes_before: u64,
+    redis_crashes_after: u64,
 }
 
 /// The simulated workers, running until [`Fleet::stop`].
@@ -455,45 +633,97 @@ impl SimulatedWorker {
     }
 
     /// Reports the match's result, retrying through restarts until the
-    /// coordinator gives an outcome.
+    /// coordinator gives an outcome, and sends it again once accepted if the
+    /// match is one of those resent.
     async fn report(&mut self, leased: &LeasedMatch) {
         let request = result_for(&self.id, leased);
-        let mut pause = Pause::default();
-        while !self.stopped() {
-            match self.rpc.report_result(request.clone()).await {
-                Ok(response) => {
-                    let outcome = response.into_inner().outcome;
-                    let counter = if outcome == ReportOutcome::Accepted as i32 {
-                        &self.counts.accepted
-                    } else if outcome == ReportOutcome::Duplicate as i32 {
-                        &self.counts.duplicate
-                    } else {
-                        &self.counts.stale
-                    };
-                    counter.fetch_add(1, Ordering::Relaxed);
-                    return;
-                }
-                // A match Redis lost with a crash (a schedule the recovery
-                // step has yet to write again): nothing to report on.
-                Err(status) if status.code() == Code::NotFound => {
-                    self.counts.stale.fetch_add(1, Ordering::Relaxed);
-                    return;
-                }
-                Err(status) => {
-                    self.unless_transient(&status, "ReportResult");
-                    pause.wait().await;
-                }
+        let Some(first) = self.send(&request).await else {
+            return;
+        };
+        self.counts.record(&leased.match_id, &first);
+        if first.outcome != Outcome::Accepted || !fnv(&leased.match_id).is_multiple_of(RESEND_EVERY)
+        {
+            return;
+        }
+        let Some(again) = self.send(&request).await else {
+            return;
+        };
+        self.counts.record(&leased.match_id, &again);
+        self.counts.resent.fetch_add(1, Ordering::Relaxed);
+        if first.crashes_before == again.crashes_after {
+            self.counts.resent_clean.fetch_add(1, Ordering::Relaxed);
+            if again.outcome == Outcome::Duplicate {
+                self.counts
+                    .resent_clean_duplicate
+                    .fetch_add(1, Ordering::Relaxed);
             }
         }
     }
 
-    /// Records a refusal no restart explains, and stops the fleet.
-    fn unless_transient(&self, status: &tonic::Status, call: &str) {
+    /// Sends `request` until the coordinator answers it. The fleet's stop
+    /// does not cut this short: every report sent is answered and counted
+    /// (the coordinator is up when the fleet stops). `None` if a refusal no
+    /// restart explains was recorded, or no answer came in
+    /// [`REPORT_PATIENCE`].
+    async fn send(&mut self, request: &ReportResultRequest) -> Option<Answered> {
+        let crashes = || self.counts.crashes.load(Ordering::SeqCst);
+        let redis_crashes = || self.counts.redis_crashes.load(Ordering::SeqCst);
+        let (crashes_before, redis_crashes_before) = (crashes(), redis_crashes());
+        let give_up = Instant::now() + REPORT_PATIENCE;
+        let mut pause = Pause::default();
+        let mut retried = false;
+        let outcome = loop {
+            match self.rpc.report_result(request.clone()).await {
+                Ok(response) => {
+                    let outcome = response.into_inner().outcome;
+                    break if outcome == ReportOutcome::Accepted as i32 {
+                        Outcome::Accepted
+                    } else if outcome == ReportOutcome::Duplicate as i32 {
+                        Outcome::Duplicate
+                    } else {
+                        Outcome::Stale
+                    };
+                }
+                // A match Redis lost with a crash (a schedule the recovery
+                // step has yet to write again): nothing to report on.
+                Err(status) if status.code() == Code::NotFound => break Outcome::Stale,
+                Err(status) => {
+                    if !self.unless_transient(&status, "ReportResult") {
+                        return None;
+                    }
+                    if Instant::now() >= give_up {
+                        self.fail(format!("ReportResult unanswered for {REPORT_PATIENCE:?}"));
+                        return None;
+                    }
+                    retried = true;
+                    pause.wait().await;
+                }
+            }
+        };
+        Some(Answered {
+            outcome,
+            retried,
+            crashes_before,
+            crashes_after: crashes(),
+            redis_crashes_before,
+            redis_crashes_after: redis_crashes(),
+        })
+    }
+
+    /// Records a refusal no restart explains, and stops the fleet; whether
+    /// `status` was transient (worth trying again).
+    fn unless_transient(&self, status: &tonic::Status, call: &str) -> bool {
         if transient(status) {
-            return;
+            return true;
         }
+        self.fail(format!("{call}: {status:?}"));
+        false
+    }
+
+    /// Records the first failure of the fleet, and stops it.
+    fn fail(&self, error: String) {
         let mut slot = self.error.lock().expect("error slot");
-        slot.get_or_insert_with(|| format!("{}: {call}: {status:?}", self.id));
+        slot.get_or_insert_with(|| format!("{}: {error}", self.id));
         self.stop.store(true, Ordering::Relaxed);
     }
 }

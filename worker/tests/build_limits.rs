@@ -20,12 +20,13 @@ use arena_sandbox::{Limits, RuntimeEnv, Sandbox, SandboxConfig};
 use arena_worker::launcher::Launcher;
 use arena_worker::{BotSpec, Forfeit, ProcessLauncher, RunnerConfig, SandboxLauncher, play_match};
 
-/// Removes the test's cgroup parent once the last test using it is done.
+/// Removes the test's own cgroup parent when the test is over, and checks
+/// that nothing was left in it (see [`support::remove_parent`]).
 struct Tidy<'a>(&'a SandboxLauncher);
 
 impl Drop for Tidy<'_> {
     fn drop(&mut self) {
-        let _ = self.0.sandbox().remove_parent_if_empty();
+        support::remove_parent(self.0);
     }
 }
 

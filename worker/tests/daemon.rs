@@ -5,6 +5,8 @@
 //! bots are real processes: plain ones for the report tests, the real
 //! sandbox where cores and cgroups must be freed.
 
+mod support;
+
 use std::collections::{BTreeMap, VecDeque};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -434,7 +436,7 @@ fn leftover_cgroups(parent: &str) -> Vec<std::path::PathBuf> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lost_lease_stops_its_match_at_once_unreported_and_frees_the_sandbox() {
-    let parent = format!("arena-daemon-test-{}", std::process::id());
+    let parent = support::own_parent("arena-daemon-test");
     let cache = tempfile::tempdir().unwrap();
     let sandbox = Sandbox::new(SandboxConfig {
         limits: Limits {
@@ -513,13 +515,12 @@ async fn a_lost_lease_stops_its_match_at_once_unreported_and_frees_the_sandbox()
     assert!(script.failures.lock().unwrap().is_empty());
 }
 
-/// Removes the test's cgroup parent, even when the test fails.
+/// Removes the test's cgroup parent, even when the test fails, and checks
+/// that nothing was left in it (see [`support::remove_parent`]).
 struct Tidy(Arc<SandboxLauncher>);
 
 impl Drop for Tidy {
     fn drop(&mut self) {
-        if let Err(e) = self.0.sandbox().remove_parent_if_empty() {
-            eprintln!("cannot remove the test's cgroup parent: {e}");
-        }
+        support::remove_parent(&self.0);
     }
 }

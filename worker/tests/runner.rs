@@ -1,6 +1,11 @@
 //! The match runner against real bot processes: the test bots in `bots/test/`
-//! exercise every way a bot can misbehave, and each test checks the verdict,
-//! the counters and that nothing is left running.
+//! (and a few written here) exercise every way a bot can misbehave, and each
+//! test checks the verdict, the counters and that nothing is left running.
+//!
+//! Deadlines are chosen so that a loaded machine cannot move a count: a bot
+//! meant to answer in time answers within milliseconds and is given seconds;
+//! a bot meant to be late is late by sleeping, or never answers, so only
+//! the referee can decide its fault, and no stall makes it any less late.
 
 use std::path::Path;
 use std::time::Duration;
@@ -55,13 +60,58 @@ fn game(seed: u64, max_turns: u32) -> Generals {
     )
 }
 
-/// Generous limits: only the bots meant to be late should ever be.
+/// Generous limits: only the bots meant to be late should ever be. A bot
+/// that answers at once takes a few milliseconds; seconds are what no stall
+/// of a loaded machine reaches.
 fn config() -> RunnerConfig {
     RunnerConfig {
         first_move: Duration::from_secs(10),
-        per_move: Duration::from_millis(500),
+        per_move: Duration::from_secs(5),
         ..RunnerConfig::default()
     }
+}
+
+/// A Python bot that answers frame `t` with `1 <t> 0 0 0` (a pass whose
+/// ignored row field names the frame it answers), after sleeping `delay(t)`
+/// seconds, a Python expression of `t`.
+fn echo_bot(dir: &Path, name: &str, delay: &str) -> BotSpec {
+    let bot = format!(
+        r#"import sys
+import time
+
+
+def delay(t):
+    return {delay}
+
+
+def main():
+    line = sys.stdin.readline()
+    if not line:
+        return
+    h = int(line.split()[1])
+    while True:
+        header = sys.stdin.readline()
+        if not header:
+            return
+        for _ in range(3 * h):
+            sys.stdin.readline()
+        t = int(header.split()[0])
+        time.sleep(delay(t))
+        sys.stdout.write("1 %d 0 0 0\n" % t)
+        sys.stdout.flush()
+
+
+try:
+    main()
+except (BrokenPipeError, KeyboardInterrupt):
+    pass
+"#
+    );
+    scripted_bot(
+        dir,
+        name,
+        &[("run.sh", "exec python3 -u bot.py\n"), ("bot.py", &bot)],
+    )
 }
 
 fn play(a: BotSpec, b: BotSpec, game: Generals, config: &RunnerConfig) -> MatchOutput {
@@ -116,17 +166,20 @@ fn random_bots_play_a_whole_game_that_replays_exactly() {
 
 #[test]
 fn a_bot_late_once_is_not_shifted_by_a_turn() {
-    // echo-turn replies `1 <t> 0 0 0` to frame t, and sleeps 300 ms at t == 3.
+    // Late at frame 3 by sleeping past the deadline, so frame 4 is sent
+    // before the late reply comes, which must then be dropped, not taken for
+    // frame 4's. Frame 4's own reply follows the late one at once, well
+    // within its deadline: DEADLINE - LATE_BY after frame 4 was sent.
+    const DEADLINE: Duration = Duration::from_secs(2);
+    const LATE_BY: Duration = Duration::from_millis(400);
+    let dir = tempfile::tempdir().unwrap();
+    let late = (DEADLINE + LATE_BY).as_secs_f64();
+    let bot = echo_bot(dir.path(), "late-once", &format!("{late} if t == 3 else 0"));
     let cfg = RunnerConfig {
-        per_move: Duration::from_millis(200),
+        per_move: DEADLINE,
         ..config()
     };
-    let out = play(
-        test_bot("echo-turn"),
-        test_bot("random"),
-        game(12, 40),
-        &cfg,
-    );
+    let out = play(bot, test_bot("random"), game(12, 40), &cfg);
     let seat0 = &out.report.players[0];
     assert_eq!(seat0.faults.timeout, 1, "{seat0:?}");
     assert_eq!(seat0.faults.malformed, 0);
@@ -148,10 +201,13 @@ fn a_bot_late_once_is_not_shifted_by_a_turn() {
 
 #[test]
 fn a_sleeping_bot_faults_until_it_forfeits_without_delaying_the_other() {
+    // The sleeper never answers: each of its frames costs a whole deadline,
+    // so the deadlines are as short as lets the opponent (a Python bot that
+    // answers in milliseconds once started) answer every frame in time.
     let cfg = RunnerConfig {
-        first_move: Duration::from_millis(2000),
-        per_move: Duration::from_millis(60),
-        fault_limit: 6,
+        first_move: Duration::from_secs(3),
+        per_move: Duration::from_secs(1),
+        fault_limit: 4,
         ..config()
     };
     let out = play(
@@ -162,32 +218,42 @@ fn a_sleeping_bot_faults_until_it_forfeits_without_delaying_the_other() {
     );
     let r = &out.report;
     assert_eq!(r.players[0].forfeit, Some(Forfeit::Faults));
-    assert_eq!(r.players[0].faults.timeout, 6);
+    assert_eq!(r.players[0].faults.timeout, 4, "{r:?}");
     assert_eq!(r.players[0].moves, 0);
     assert_eq!(r.winner, Some(1));
     assert_eq!(r.reason, "forfeit");
-    assert_eq!(r.turns, 5, "forfeit on the sixth fault, before its step");
+    assert_eq!(r.turns, 3, "forfeit on the fourth fault, before its step");
     // The opponent answered every frame in time while the sleeper stalled.
-    assert_eq!(r.players[1].faults.total(), 0);
-    assert_eq!(r.players[1].moves, 6);
+    assert_eq!(r.players[1].faults.total(), 0, "{r:?}");
+    assert_eq!(r.players[1].moves, 4);
     replay(&out).verify().expect("a forfeit replays too");
 }
 
 #[test]
 fn late_replies_are_discarded_not_taken_for_the_next_frame() {
-    // slow answers every frame after 200 ms; the deadline is 100 ms.
+    // The bot answers every frame only after sleeping past the first move's
+    // deadline (and so past every later one): always late, however loaded
+    // the machine, and each reply comes while a later frame waits for its
+    // own. The opponent has seconds to start and answer.
     let cfg = RunnerConfig {
-        first_move: Duration::from_millis(100),
-        per_move: Duration::from_millis(100),
-        fault_limit: 8,
+        first_move: Duration::from_secs(2),
+        per_move: Duration::from_secs(1),
+        fault_limit: 4,
         ..config()
     };
-    let out = play(test_bot("slow"), test_bot("random"), game(14, 1200), &cfg);
+    let dir = tempfile::tempdir().unwrap();
+    let slow = echo_bot(dir.path(), "slow", "2.5");
+    let out = play(slow, test_bot("random"), game(14, 1200), &cfg);
     let slow = &out.report.players[0];
     assert_eq!(slow.moves, 0, "no late reply may answer a later frame");
-    assert_eq!(slow.faults.timeout, 8);
+    assert_eq!(slow.faults.timeout, 4, "{slow:?}");
     assert_eq!(slow.faults.malformed, 0);
     assert_eq!(slow.forfeit, Some(Forfeit::Faults));
+    let turns = replay(&out).turns;
+    assert!(!turns.is_empty());
+    for (t, turn) in turns.iter().enumerate() {
+        assert_eq!(turn.faults[0], Some(FaultKind::Timeout), "turn {t}");
+    }
 }
 
 #[test]
@@ -216,9 +282,11 @@ fn garbage_replies_are_malformed_faults() {
 
 #[test]
 fn an_endless_line_is_bounded_and_never_answers() {
+    // The flooder never ends a line: each frame costs it a fault, the first
+    // as soon as the line passes the cap, the others at their deadline.
     let cfg = RunnerConfig {
-        first_move: Duration::from_millis(1000),
-        per_move: Duration::from_millis(50),
+        first_move: Duration::from_secs(3),
+        per_move: Duration::from_millis(500),
         fault_limit: 5,
         line_cap: 4096,
         ..config()
@@ -396,9 +464,11 @@ fn a_bot_directory_without_run_sh_forfeits_build_failed_and_a_missing_one_is_an_
     assert!(matches!(err, RunnerError::Build { seat: 0, .. }), "{err:?}");
 }
 
-/// Whether `pid` has ended (waits up to two seconds for the kernel to reap it).
+/// Whether `pid` has ended (waits up to ten seconds for it to be reaped:
+/// the runner kills it before returning, but its new parent reaps it on its
+/// own time).
 fn gone(pid: i32) -> bool {
-    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
     loop {
         let status = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
         // Missing, or a zombie waiting for its new parent to reap it.

@@ -31,12 +31,13 @@ fn bot(path: &str) -> BotSpec {
     BotSpec::from_dir(dir)
 }
 
-/// Removes the test's cgroup parent once the last test using it is done.
+/// Removes the test's own cgroup parent when the test is over, and checks
+/// that nothing was left in it (see [`support::remove_parent`]).
 struct Tidy<'a>(&'a SandboxLauncher);
 
 impl Drop for Tidy<'_> {
     fn drop(&mut self) {
-        let _ = self.0.sandbox().remove_parent_if_empty();
+        support::remove_parent(self.0);
     }
 }
 

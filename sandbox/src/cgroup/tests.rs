@@ -612,13 +612,31 @@ fn hybrid_kill_prefers_cgroup_kill() {
     let tree = FakeTree::hybrid("");
     let m = strict(CgroupSetup::Hybrid, &tree);
     let leaf = m.create("x", &limits()).unwrap();
+    let unified = tree.path(&["unified", "arena", "x"]);
     tree.write(&["unified", "arena", "x", "cgroup.events"], "populated 1\n");
-    let _ = leaf
+    // The fake kernel never empties the leaf: the loop writes `cgroup.kill`,
+    // waits for `populated 0` until its deadline, and says which leaf
+    // resisted: the unified one (the v1 dirs list no pid, so the v1 loop
+    // only confirms they are empty).
+    let err = leaf
         .leaf
         .ops()
-        .kill_until(Instant::now() + Duration::from_millis(20));
+        .kill_until(Instant::now() + Duration::from_millis(20))
+        .unwrap_err();
+    assert!(
+        matches!(&err, CgroupError::KillTimeout { path, remaining, .. }
+            if *path == unified && remaining.is_empty()),
+        "{err}"
+    );
     assert_eq!(tree.read(&["unified", "arena", "x", "cgroup.kill"]), "1");
+    // Once the kernel reports the leaf empty, the same call succeeds.
     tree.write(&["unified", "arena", "x", "cgroup.events"], "populated 0\n");
+    leaf.leaf
+        .ops()
+        .kill_until(Instant::now() + Duration::from_millis(20))
+        .expect("an unpopulated leaf is killed at once");
+    leaf.remove().unwrap();
+    assert!(!unified.exists());
 }
 
 // ---- stale leaves ----

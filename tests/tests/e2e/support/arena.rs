@@ -228,8 +228,40 @@ impl Worker {
         Worker::spawn(id, coordinator_url, Some(&[gate.dir()]))
     }
 
+    /// A sandboxed worker whose bots see `gate`, started in the cgroup
+    /// parent of `predecessor` (a sandboxed worker that was killed), as a
+    /// worker restarted on the same host would be; it takes over the
+    /// parent's guard.
+    pub fn replace_gated(
+        predecessor: &mut Worker,
+        id: &str,
+        coordinator_url: &str,
+        gate: &Gate,
+    ) -> Worker {
+        assert!(
+            predecessor.process.try_exit().is_some(),
+            "{} still runs",
+            predecessor.process.label()
+        );
+        let parent = predecessor
+            .cgroup
+            .take()
+            .expect("the predecessor was sandboxed");
+        Worker::spawn_in(id, coordinator_url, Some((&[gate.dir()], Some(parent))))
+    }
+
     /// Sandboxed with `env_paths` bound in when `sandbox` is given.
     fn spawn(id: &str, coordinator_url: &str, sandbox: Option<&[&Path]>) -> Worker {
+        Worker::spawn_in(id, coordinator_url, sandbox.map(|paths| (paths, None)))
+    }
+
+    /// Sandboxed with `env_paths` bound in, under `parent` or a fresh
+    /// cgroup parent, when `sandbox` is given.
+    fn spawn_in(
+        id: &str,
+        coordinator_url: &str,
+        sandbox: Option<(&[&Path], Option<CgroupParent>)>,
+    ) -> Worker {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let dir = tempfile::Builder::new()
             .prefix(&format!("arena-e2e-{id}-"))
@@ -244,12 +276,14 @@ impl Worker {
             .arg("--cache-dir")
             .arg(dir.path().join("builds"));
         let cgroup = match sandbox {
-            Some(env_paths) => {
-                let parent = CgroupParent::new(format!(
-                    "arena-e2e-{}-{}",
-                    std::process::id(),
-                    NEXT.fetch_add(1, Ordering::Relaxed)
-                ));
+            Some((env_paths, parent)) => {
+                let parent = parent.unwrap_or_else(|| {
+                    CgroupParent::new(format!(
+                        "arena-e2e-{}-{}",
+                        std::process::id(),
+                        NEXT.fetch_add(1, Ordering::Relaxed)
+                    ))
+                });
                 command.args(["--cgroup-parent", parent.name()]);
                 for path in env_paths {
                     command.arg("--env-path").arg(path);
@@ -269,9 +303,9 @@ impl Worker {
         }
     }
 
-    /// The name of a sandboxed worker's cgroup parent.
-    pub fn cgroup_name(&self) -> Option<String> {
-        self.cgroup.as_ref().map(|c| c.name().to_owned())
+    /// A sandboxed worker's cgroup parent.
+    pub fn cgroup(&self) -> Option<&CgroupParent> {
+        self.cgroup.as_ref()
     }
 
     /// SIGTERM: the worker finishes what it is playing, leases nothing more

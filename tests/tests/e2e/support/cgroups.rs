@@ -1,20 +1,55 @@
 //! A cgroup parent named for one sandboxed worker of this test process. A
 //! draining worker removes it itself; the guard removes whatever a killed
 //! one left behind (leaves first, then the parent, in every hierarchy).
+//! What the guard cannot remove, because the test process itself was
+//! killed, the next run sweeps (see [`sweep_stale`]).
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Once;
 use std::time::{Duration, Instant};
 
-const CGROUP_ROOT: &str = "/sys/fs/cgroup";
+#[path = "../../../../worker/tests/support/stale_cgroups.rs"]
+pub mod stale_cgroups;
+
+/// The names of this harness's cgroup parents, as
+/// [`stale_cgroups::owner`] patterns: `arena-e2e-<pid>-<worker or test>`,
+/// and `arena-e2e-starter-<pid>`. [`CgroupParent::new`] takes no other.
+pub const PARENT_PATTERNS: &[&str] = &["arena-e2e-{pid}-*", "arena-e2e-starter-{pid}"];
+
+/// Removes the cgroup parents that killed runs of these tests left behind
+/// (named for a pid that no longer runs); once per test process, before its
+/// first parent is made.
+pub fn sweep_stale() {
+    static SWEPT: Once = Once::new();
+    SWEPT.call_once(|| {
+        let swept = stale_cgroups::sweep(PARENT_PATTERNS);
+        if !swept.removed.is_empty() {
+            eprintln!(
+                "e2e: removed cgroups of dead test runs: {:?}",
+                swept.removed
+            );
+        }
+    });
+}
 
 pub struct CgroupParent {
     name: String,
 }
 
 impl CgroupParent {
-    /// `name` must be unique to this test process (it embeds our pid).
+    /// `name` must be unique to this test process: it fits one of
+    /// [`PARENT_PATTERNS`] with our pid. The first parent of a test process
+    /// sweeps what dead ones left behind.
     pub fn new(name: String) -> CgroupParent {
+        let ours = PARENT_PATTERNS
+            .iter()
+            .any(|p| stale_cgroups::owner(&name, p) == Some(std::process::id()));
+        assert!(
+            ours,
+            "cgroup parent {name:?} does not fit {PARENT_PATTERNS:?} with this process's pid"
+        );
+        sweep_stale();
         CgroupParent { name }
     }
 
@@ -58,6 +93,21 @@ impl CgroupParent {
         busy.len()
     }
 
+    /// The leaves (in every hierarchy) that the sandbox of the runner
+    /// process `pid` made: their names start `r<pid>-` (the sandbox names
+    /// a leaf `r<pid>-<start time>-<suffix>` after the process that made it).
+    pub fn leaves_of(&self, pid: i32) -> Vec<PathBuf> {
+        let prefix = format!("r{pid}-");
+        self.leaves()
+            .into_iter()
+            .filter(|leaf| {
+                leaf.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(&prefix))
+            })
+            .collect()
+    }
+
     /// Leaf directories under the parent, in every hierarchy.
     fn leaves(&self) -> Vec<PathBuf> {
         self.dirs()
@@ -90,19 +140,7 @@ fn leaf_pids(leaf: &std::path::Path) -> Vec<i32> {
 /// exists (v1 controllers, the unified hierarchy of a hybrid host, or the
 /// root of a v2-only host): empty once it is gone everywhere.
 pub fn dirs_named(name: &str) -> Vec<PathBuf> {
-    let mut hierarchies = BTreeSet::new();
-    hierarchies.insert(PathBuf::from(CGROUP_ROOT));
-    if let Ok(entries) = std::fs::read_dir(CGROUP_ROOT) {
-        for entry in entries.filter_map(|e| e.ok()) {
-            // Co-mounted controllers show up as symlinks to one directory.
-            if let Ok(dir) = entry.path().canonicalize()
-                && dir.is_dir()
-            {
-                hierarchies.insert(dir);
-            }
-        }
-    }
-    hierarchies
+    stale_cgroups::hierarchies(Path::new(stale_cgroups::CGROUP_ROOT))
         .into_iter()
         .map(|h| h.join(name))
         .filter(|dir| dir.is_dir())

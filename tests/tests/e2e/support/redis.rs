@@ -82,6 +82,13 @@ impl RedisServer {
         self.dir.path().join("redis.sock")
     }
 
+    /// Runs `redis-cli --raw <args>` against this server; its stdout.
+    pub fn cli(&self, args: &[&str]) -> String {
+        let mut command = Command::new("redis-cli");
+        command.arg("-s").arg(self.socket()).arg("--raw").args(args);
+        super::process::output(command)
+    }
+
     /// The URL the coordinator connects with (the redis crate's unix form).
     pub fn url(&self) -> String {
         format!("unix://{}", self.socket().display())
