@@ -47,13 +47,20 @@ impl std::fmt::Debug for RedisStore {
     }
 }
 
+/// How long a command to a single server may take to answer. A dead
+/// server shows as a dropped connection at once; a late answer means a busy
+/// one (a loaded host, a long schedule script), and a command that timed
+/// out is sent once more ([`retry`]) though it may already have run. The
+/// connection manager's 500 ms made that happen under load: a worker's
+/// accepted report then came back `duplicate`, and a lease ran twice.
+pub const DIRECT_RESPONSE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 impl RedisStore {
     /// Connects to `url`: one server (`redis://host:port/db` or
-    /// `unix:///path/to.sock`) with the connection manager's defaults,
-    /// including its 500 ms response timeout, which no store command comes
-    /// near: none of them blocks; or the primary behind Sentinel
+    /// `unix:///path/to.sock`) with a [`DIRECT_RESPONSE_TIMEOUT`] response
+    /// timeout; or the primary behind Sentinel
     /// (`redis+sentinel://host1:26379,host2:26379/master[/db]`, see
-    /// `sentinel::url`), with the same response timeout.
+    /// `sentinel::url`), with the short timeout failover needs.
     pub async fn connect(url: &str) -> Result<Self> {
         if is_sentinel_url(url) {
             let url = SentinelUrl::parse(url).map_err(redis::RedisError::from)?;
@@ -62,7 +69,9 @@ impl RedisStore {
                 conn: Link::Sentinel(conn),
             });
         }
-        Self::connect_with_config(url, ConnectionManagerConfig::new()).await
+        let config =
+            ConnectionManagerConfig::new().set_response_timeout(Some(DIRECT_RESPONSE_TIMEOUT));
+        Self::connect_with_config(url, config).await
     }
 
     /// Connects to the single server at `url` with explicit timeouts and
