@@ -11,7 +11,7 @@
 //!   schedule order, as the store holds them (each with its `round`), so
 //!   it reads back as `Vec<MatchRecord>`.
 //! - Results CSV has one row per seat of every recorded match:
-//!   [`RESULTS_HEADER`]. `name` is the entrant's name in the tournament
+//!   [`results_csv`] (the pages' download is the same text). `name` is the entrant's name in the tournament
 //!   (a baseline seat's is the baseline's name); `forfeit` is empty when
 //!   the seat did not forfeit, and the latency columns when it never
 //!   replied in time.
@@ -31,37 +31,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use arena_coordinator::domain::{MatchRecord, baseline_name};
 use arena_coordinator::service::{Coordinator, CoordinatorConfig};
-use arena_coordinator::standings::{Standings, csv_field, push_csv_record};
-use arena_coordinator::store::{DiskStore, Entrant, Store, TournamentSpec};
+use arena_coordinator::standings::{Standings, results_csv};
+use arena_coordinator::store::{DiskStore, Store, TournamentSpec};
 
 use crate::cli::{ExportArgs, ExportFormat, ExportWhat};
 use crate::terminal::{shown, shown_lines};
-
-/// The columns of the results CSV, in order.
-pub const RESULTS_HEADER: [&str; 20] = [
-    "match_id",
-    "round",
-    "seat",
-    "entrant",
-    "name",
-    "team",
-    "rank",
-    "score",
-    "forfeit",
-    "timeouts",
-    "malformed",
-    "illegal",
-    "fuel_exhausted",
-    "strikes",
-    "moves",
-    "latency_p50_ms",
-    "latency_p99_ms",
-    "reason",
-    "turns",
-    "worker",
-];
 
 /// Where the tournament is read from.
 enum Source {
@@ -200,55 +175,6 @@ async fn export(
     }
 }
 
-/// One row per seat of every match (see the module docs).
-fn results_csv(entrants: &[Entrant], results: &[MatchRecord]) -> String {
-    let names: std::collections::HashMap<&str, &str> = entrants
-        .iter()
-        .map(|e| (e.id.as_str(), e.name.as_str()))
-        .collect();
-    let mut out = String::new();
-    push_csv_record(&mut out, RESULTS_HEADER.iter().map(|h| (*h).to_owned()));
-    for record in results {
-        for (seat, result) in record.seats.iter().enumerate() {
-            let name = names
-                .get(result.entrant.as_str())
-                .copied()
-                .or(result.baseline.as_deref())
-                .or_else(|| baseline_name(&result.entrant))
-                .unwrap_or("");
-            let (p50, p99) = result
-                .latency_ms()
-                .map_or((String::new(), String::new()), |(p50, p99)| {
-                    (p50.to_string(), p99.to_string())
-                });
-            let fields = [
-                csv_field(&record.match_id),
-                record.round.to_string(),
-                seat.to_string(),
-                csv_field(&result.entrant),
-                csv_field(name),
-                result.team.to_string(),
-                result.rank.to_string(),
-                result.score.to_string(),
-                result.forfeit.map_or("", |f| f.as_str()).to_owned(),
-                result.timeouts.to_string(),
-                result.malformed.to_string(),
-                result.illegal().to_string(),
-                result.fuel_exhausted().to_string(),
-                result.strikes().to_string(),
-                result.moves.to_string(),
-                p50,
-                p99,
-                csv_field(&record.reason),
-                record.turns.to_string(),
-                csv_field(&record.worker),
-            ];
-            push_csv_record(&mut out, fields.into_iter());
-        }
-    }
-    out
-}
-
 /// Writes `text` to `output`, or to stdout (escaped for a terminal).
 fn write(output: Option<&std::path::Path>, text: &str) -> anyhow::Result<()> {
     if let Some(path) = output {
@@ -268,53 +194,5 @@ fn write(output: Option<&std::path::Path>, text: &str) -> anyhow::Result<()> {
         // A reader that stopped early (`| head`) wanted no more.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         written => written.context("writing to stdout"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use arena_coordinator::domain::SeatResult;
-
-    #[test]
-    fn results_csv_has_a_row_per_seat_with_names() {
-        let entrants = [Entrant {
-            id: "aa".into(),
-            name: "Bot, \"A\"".into(),
-        }];
-        let record = MatchRecord {
-            match_id: "t-m0".into(),
-            round: 3,
-            seats: vec![
-                SeatResult {
-                    entrant: "aa".into(),
-                    score: 1.0,
-                    ..Default::default()
-                },
-                SeatResult {
-                    entrant: "baseline:sprawl".into(),
-                    rank: 1,
-                    baseline: Some("sprawl".into()),
-                    forfeit: Some(arena_engine::Forfeit::Crash),
-                    ..Default::default()
-                },
-            ],
-            reason: "forfeit".into(),
-            turns: 12,
-            worker: String::new(),
-        };
-        let csv = results_csv(&entrants, &[record]);
-        let lines: Vec<&str> = csv.split("\r\n").collect();
-        assert_eq!(lines.len(), 4, "{csv:?}");
-        assert_eq!(lines[0], RESULTS_HEADER.join(","));
-        assert_eq!(
-            lines[1],
-            "t-m0,3,0,aa,\"Bot, \"\"A\"\"\",0,0,1,,0,0,0,0,0,0,,,forfeit,12,"
-        );
-        assert_eq!(
-            lines[2],
-            "t-m0,3,1,baseline:sprawl,sprawl,0,1,0,crash,0,0,0,0,0,0,,,forfeit,12,"
-        );
-        assert_eq!(lines[3], "");
     }
 }

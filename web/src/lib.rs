@@ -27,12 +27,14 @@
 //! | Route | Who |
 //! | --- | --- |
 //! | `GET /` tournaments, `GET /events` its live stream | everyone |
-//! | `GET /tournaments/{id}`, `GET /tournaments/{id}/events` | everyone (cancel button: admin) |
+//! | `GET /tournaments/{id}` (`?entrant=&round=&state=` filter the matches), `GET /tournaments/{id}/events` | everyone (cancel and rejudge buttons: admin) |
+//! | `GET /tournaments/{id}/entrants/{entrant}`, `/crosstable` (two-seat round robins) | everyone |
+//! | `GET /tournaments/{id}/standings.csv`, `standings.json`, `results.csv`, `results.json` | everyone |
 //! | `GET /matches/{id}` | everyone (rejudge button: admin; logs: see below) |
 //! | `GET /matches/{id}/frames.json`, `/replay.json` | everyone |
 //! | `GET /matches/{id}/logs/{seat}` | admin, or the entrant who played the seat; others 403 |
 //! | `GET /workers` | everyone |
-//! | `POST /tournaments/{id}/cancel`, `POST /matches/{id}/rejudge` | admin; others 403 |
+//! | `POST /tournaments/{id}/cancel`, `POST /matches/{id}/rejudge` | admin; others 403. The first post shows what the action does; it acts only when posted again with `confirm=yes` |
 //! | `GET /login`, `POST /login`, `POST /logout` | everyone |
 //! | `GET /assets/{*path}` | everyone |
 //!
@@ -63,13 +65,19 @@
 //! The list and tournament pages name a server-sent-events stream in
 //! `data-live` on `<main>`; `assets/live.js` follows it and writes each
 //! snapshot's texts into the elements they key (`data-tournament`,
-//! `data-entrant`, `data-match`, each cell by `data-field`). The server
-//! polls the store per connected page and sends only changed snapshots
-//! (see `live`).
+//! `data-entrant`, `data-round`, `data-match`, each cell by `data-field`),
+//! shows or hides their `data-show` children (the cancel and rejudge
+//! buttons), and keeps the children of a `data-sorted` container in the
+//! `order` the snapshot gives (the standings rows, re-sorted as results
+//! arrive). A snapshot that names something the page did not have at load
+//! (a round scheduled since) makes it fetch the page again and swap its
+//! content in. The server polls the store per connected page and sends
+//! only changed snapshots (see `live`).
 
 mod actions;
 mod assets;
 mod auth;
+mod downloads;
 mod error;
 mod frames;
 mod html;
@@ -167,6 +175,15 @@ fn build(coordinator: Arc<Coordinator>, options: WebOptions) -> (Router, Arc<wat
         .route("/tournaments/{id}", get(pages::tournament::tournament))
         .route("/tournaments/{id}/events", get(live::tournament_events))
         .route("/tournaments/{id}/cancel", post(actions::cancel))
+        .route(
+            "/tournaments/{id}/entrants/{entrant}",
+            get(pages::entrant::entrant),
+        )
+        .route(
+            "/tournaments/{id}/crosstable",
+            get(pages::crosstable::crosstable),
+        )
+        .route("/tournaments/{id}/{file}", get(downloads::download))
         .route("/matches/{id}", get(pages::match_page::match_page))
         .route("/matches/{id}/frames.json", get(frames::frames_json))
         .route("/matches/{id}/replay.json", get(frames::replay_json))

@@ -60,6 +60,14 @@ pub async fn rejudge(coordinator: &Coordinator, match_id: &str) -> Result<(), Co
     coordinator.rejudge(match_id).await
 }
 
+/// Why a rejudge of a finished match would be refused now, if it would.
+pub async fn rejudge_possible(
+    coordinator: &Coordinator,
+    match_id: &str,
+) -> Result<(), CoordinatorError> {
+    coordinator.rejudge_possible(match_id).await
+}
+
 /// The worker that played a recorded match; empty if unknown.
 pub fn record_worker(record: &MatchRecord) -> &str {
     &record.worker

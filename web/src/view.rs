@@ -164,65 +164,188 @@ impl TournamentView {
     }
 }
 
-/// The standings cells of one row.
-pub fn standing_fields(row: &StandingRow) -> Fields {
-    let low = row.rating_mu - 2.0 * row.rating_sigma;
-    let high = row.rating_mu + 2.0 * row.rating_sigma;
+/// Which standings columns apply to a tournament: a column that cannot
+/// hold anything but zero (fuel without WebAssembly entrants, strikes
+/// without model-graph entrants, byes outside Swiss) is left out, and a
+/// free-for-all shows placement counts instead of W/D/L.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StandingColumns {
+    pub byes: bool,
+    pub fuel: bool,
+    pub strikes: bool,
+    /// `Some(seats)` in a free-for-all (more than two seats, no teams):
+    /// the row counts each placement, 1st to `seats`th.
+    pub placements: Option<usize>,
+}
+
+impl StandingColumns {
+    pub fn of(spec: &TournamentSpec) -> StandingColumns {
+        StandingColumns {
+            byes: matches!(spec.format, Format::Swiss { .. }),
+            fuel: !spec.wasm_entrants.is_empty(),
+            strikes: !spec.model_entrants.is_empty(),
+            placements: (spec.seats > 2 && spec.teams.is_empty()).then_some(spec.seats),
+        }
+    }
+
+    /// `(data-field, heading, what it means)` of every column but the
+    /// name, in order.
+    pub fn headings(&self) -> Vec<(&'static str, String, &'static str)> {
+        let mut all = vec![
+            (
+                "rank",
+                "Rank".to_owned(),
+                "entrants equal on every tie-break share a rank",
+            ),
+            ("points", "Points".to_owned(), "points from placements"),
+            (
+                "buchholz",
+                "Buchholz".to_owned(),
+                "the sum of the opponents' points",
+            ),
+            (
+                "sb",
+                "SB".to_owned(),
+                "Sonneborn–Berger: the opponents' points, weighted by the result against each",
+            ),
+            ("rating", "Rating".to_owned(), RATING_MEANING),
+            ("games", "Games".to_owned(), "matches played"),
+        ];
+        match self.placements {
+            Some(seats) => all.push((
+                "places",
+                format!("1st…{}", place(seats as u32 - 1)),
+                "how many times the entrant finished 1st, 2nd, …; a shared place counts for each",
+            )),
+            None => all.push((
+                "wdl",
+                "W/D/L".to_owned(),
+                "wins, draws (a shared first place) and losses",
+            )),
+        }
+        if self.byes {
+            all.push((
+                "byes",
+                "Byes".to_owned(),
+                "rounds without an opponent, scored as a win",
+            ));
+        }
+        all.push((
+            "forfeits",
+            "Forfeits".to_owned(),
+            "matches left early, by reason",
+        ));
+        all.push(("timeouts", "Timeouts".to_owned(), "turns answered too late"));
+        all.push((
+            "malformed",
+            "Malformed".to_owned(),
+            "replies that could not be read",
+        ));
+        all.push(("illegal", "Illegal".to_owned(), "replies the rules refused"));
+        if self.fuel {
+            all.push((
+                "fuel",
+                "Fuel out".to_owned(),
+                "WebAssembly turns that ran out of fuel",
+            ));
+        }
+        if self.strikes {
+            all.push((
+                "strikes",
+                "Strikes".to_owned(),
+                "model-graph turns that failed",
+            ));
+        }
+        all
+    }
+}
+
+/// What the rating column shows, in words.
+pub const RATING_MEANING: &str = "μ − 3σ of a Weng–Lin rating (everyone starts at μ = 25, \
+     σ = 8.33): a cautious estimate of skill that rises as results make it surer";
+
+/// The order the standings are ranked in, in words.
+pub const TIE_BREAKS: &str = "Ranked by points, then Buchholz, then Sonneborn–Berger, then \
+     rating (as shown, to two decimals); entrants equal on all four share a rank.";
+
+/// The standings cells of one row, for the columns that apply;
+/// `placements` is the row's count of each placement when the columns
+/// show them.
+pub fn standing_fields(
+    row: &StandingRow,
+    columns: &StandingColumns,
+    placements: Option<&[u32]>,
+) -> Fields {
     let forfeits = if row.forfeits.is_empty() {
         "—".to_owned()
     } else {
         row.forfeits
             .iter()
-            .map(|(kind, count)| format!("{} {count}", kind.as_str()))
+            .map(|(kind, count)| format!("{} {count}", kind.as_str().replace('_', " ")))
             .collect::<Vec<_>>()
             .join(", ")
     };
-    vec![
+    let mut fields = vec![
         ("rank", row.rank.to_string()),
         ("points", num(row.points)),
-        (
-            "rating",
-            format!(
-                "{:.1} ± {:.1} [{:.1}, {:.1}]",
-                row.rating_mu,
-                2.0 * row.rating_sigma,
-                low,
-                high
-            ),
-        ),
-        ("conservative", num(row.rating_conservative)),
         ("buchholz", num(row.buchholz)),
         ("sb", num(row.sonneborn_berger)),
+        ("rating", num(row.rating_conservative)),
         ("games", row.games.to_string()),
-        ("wdl", format!("{}/{}/{}", row.wins, row.draws, row.losses)),
-        ("byes", row.byes.to_string()),
-        ("timeouts", row.timeouts.to_string()),
-        ("malformed", row.malformed.to_string()),
-        ("illegal", row.illegal.to_string()),
-        ("fuel", row.fuel_exhausted.to_string()),
-        ("strikes", row.strikes.to_string()),
-        ("forfeits", forfeits),
-    ]
+    ];
+    match columns.placements {
+        Some(seats) => {
+            let counts: Vec<String> = (0..seats)
+                .map(|p| {
+                    placements
+                        .and_then(|c| c.get(p))
+                        .copied()
+                        .unwrap_or(0)
+                        .to_string()
+                })
+                .collect();
+            fields.push(("places", counts.join("/")));
+        }
+        None => fields.push(("wdl", format!("{}/{}/{}", row.wins, row.draws, row.losses))),
+    }
+    if columns.byes {
+        fields.push(("byes", row.byes.to_string()));
+    }
+    fields.push(("forfeits", forfeits));
+    fields.push(("timeouts", row.timeouts.to_string()));
+    fields.push(("malformed", row.malformed.to_string()));
+    fields.push(("illegal", row.illegal.to_string()));
+    if columns.fuel {
+        fields.push(("fuel", row.fuel_exhausted.to_string()));
+    }
+    if columns.strikes {
+        fields.push(("strikes", row.strikes.to_string()));
+    }
+    fields
 }
 
-/// The column headings of [`standing_fields`], in its order.
-pub const STANDING_HEADINGS: [&str; 15] = [
-    "Rank",
-    "Points",
-    "Rating (μ ± 2σ)",
-    "Conservative",
-    "Buchholz",
-    "SB",
-    "Games",
-    "W/D/L",
-    "Byes",
-    "Timeouts",
-    "Malformed",
-    "Illegal",
-    "Fuel out",
-    "Strikes",
-    "Forfeits",
-];
+impl TournamentView {
+    /// Per entrant id, how many times it finished in each place (0-based
+    /// ranks among all seats, so a place shared by two counts for both).
+    pub fn placements(&self) -> HashMap<String, Vec<u32>> {
+        let seats = self.summary.spec.seats;
+        let mut counts: HashMap<String, Vec<u32>> = HashMap::new();
+        for record in self.results.values() {
+            for seat in &record.seats {
+                if baseline_name(&seat.entrant).is_some() {
+                    continue;
+                }
+                let row = counts
+                    .entry(seat.entrant.clone())
+                    .or_insert_with(|| vec![0; seats]);
+                if let Some(count) = row.get_mut(seat.rank as usize) {
+                    *count += 1;
+                }
+            }
+        }
+        counts
+    }
+}
 
 /// The word for a match's state.
 pub fn state_word(state: &MatchState) -> &'static str {
@@ -270,9 +393,24 @@ pub fn result_text(view: &TournamentView, record: &MatchRecord) -> String {
     format!(
         "{} · {} · {} turns",
         placements.join(", "),
-        record.reason,
+        reason_words(&record.reason),
         record.turns
     )
+}
+
+/// A match's end reason in words: `general_captured` reads "general
+/// captured"; the few codes that read badly that way have their own.
+pub fn reason_words(reason: &str) -> String {
+    let special = match reason {
+        "turn_cap_draw" => Some("draw at the turn cap"),
+        "double_capture_draw" => Some("draw: both generals captured at once"),
+        "double_deathtouch_draw" => Some("draw: both crowns fell at once"),
+        "turn_limit" => Some("turn limit reached"),
+        "all_forfeited" => Some("every seat forfeited"),
+        "forfeit" => Some("forfeit"),
+        _ => None,
+    };
+    special.map_or_else(|| reason.replace('_', " "), str::to_owned)
 }
 
 /// One keyed element of a live snapshot: the element with
@@ -285,6 +423,12 @@ pub struct LiveItem {
     pub key: String,
     /// Text by `data-field` name.
     pub fields: serde_json::Map<String, serde_json::Value>,
+    /// Its place among its siblings, where the page keeps them sorted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub order: Option<usize>,
+    /// Shown or hidden, by `data-show` name.
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    pub show: serde_json::Map<String, serde_json::Value>,
 }
 
 impl LiveItem {
@@ -296,7 +440,23 @@ impl LiveItem {
                 .into_iter()
                 .map(|(name, text)| (name.to_owned(), serde_json::Value::String(text)))
                 .collect(),
+            order: None,
+            show: serde_json::Map::new(),
         }
+    }
+
+    /// The element's place among its siblings (`data-order`): the page
+    /// re-sorts a `data-sorted` container's children by it.
+    pub fn ordered(mut self, order: usize) -> LiveItem {
+        self.order = Some(order);
+        self
+    }
+
+    /// Whether the element's `data-show="NAME"` children are shown.
+    pub fn showing(mut self, name: &str, shown: bool) -> LiveItem {
+        self.show
+            .insert(name.to_owned(), serde_json::Value::Bool(shown));
+        self
     }
 }
 
@@ -330,19 +490,50 @@ mod tests {
     }
 
     #[test]
-    fn standings_cells_show_the_rating_interval_and_forfeits_by_kind() {
-        let fields = standing_fields(&row());
-        assert_eq!(fields.len(), STANDING_HEADINGS.len());
-        let cell = |name: &str| {
+    fn standings_cells_show_one_rating_and_only_the_columns_that_apply() {
+        let two_seats = StandingColumns {
+            byes: false,
+            fuel: false,
+            strikes: false,
+            placements: None,
+        };
+        let fields = standing_fields(&row(), &two_seats, None);
+        let names: Vec<&str> = fields.iter().map(|(f, _)| *f).collect();
+        let headings: Vec<&str> = two_seats.headings().iter().map(|(f, _, _)| *f).collect();
+        assert_eq!(names, headings);
+        assert!(
+            !names.contains(&"fuel") && !names.contains(&"strikes") && !names.contains(&"byes")
+        );
+        let cell = |fields: &Fields, name: &str| {
             fields
                 .iter()
                 .find(|(f, _)| *f == name)
                 .map(|(_, text)| text.clone())
                 .unwrap()
         };
-        assert_eq!(cell("rating"), "25.0 ± 5.0 [20.0, 30.0]");
-        assert_eq!(cell("conservative"), "17.50");
-        assert_eq!(cell("wdl"), "1/1/1");
-        assert_eq!(cell("forfeits"), "crash 1");
+        assert_eq!(cell(&fields, "rating"), "17.50");
+        assert_eq!(cell(&fields, "wdl"), "1/1/1");
+        assert_eq!(cell(&fields, "forfeits"), "crash 1");
+
+        let ffa = StandingColumns {
+            byes: true,
+            fuel: true,
+            strikes: true,
+            placements: Some(4),
+        };
+        let fields = standing_fields(&row(), &ffa, Some(&[1, 0, 2, 0]));
+        let names: Vec<&str> = fields.iter().map(|(f, _)| *f).collect();
+        let headings = ffa.headings();
+        assert_eq!(
+            names,
+            headings.iter().map(|(f, _, _)| *f).collect::<Vec<_>>()
+        );
+        assert_eq!(cell(&fields, "places"), "1/0/2/0");
+        assert!(
+            headings
+                .iter()
+                .any(|(f, h, _)| *f == "places" && h == "1st…4th")
+        );
+        assert!(!names.contains(&"wdl"));
     }
 }

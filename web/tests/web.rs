@@ -51,13 +51,40 @@ async fn the_tournament_page_shows_standings_and_matches() {
     let pairing = fixture.done_pairing().await;
     let winner = fixture.name_of(&pairing.seats[0]);
     let row_start = page
-        .find(&format!("<tr data-entrant=\"{winner}\">"))
+        .find(&format!("<tr data-entrant=\"{winner}\""))
         .expect("the winner's standings row");
     let row = &page[row_start..row_start + page[row_start..].find("</tr>").unwrap()];
+    assert!(row.contains("data-order=\"0\""), "{row}");
     assert!(row.contains("<td data-field=\"rank\">1</td>"), "{row}");
     assert!(row.contains("<td data-field=\"points\">1.00</td>"), "{row}");
-    assert!(row.contains("<td data-field=\"wdl\">1/0/0</td>"), "{row}");
-    assert!(row.contains("±"), "{row}");
+    // Four seats, no teams: placements counted, not W/D/L.
+    assert!(
+        row.contains("<td data-field=\"places\">1/0/0/0</td>"),
+        "{row}"
+    );
+    assert!(!page.contains("data-field=\"wdl\""));
+    // One rating, as μ − 3σ, explained on the page with the tie-breaks.
+    assert!(!row.contains("±"), "{row}");
+    assert!(page.contains("μ − 3σ"), "the rating is explained");
+    assert!(
+        page.contains("Ranked by points, then Buchholz"),
+        "the tie-breaks are explained"
+    );
+    // No WebAssembly or model-graph entrants, no Swiss: no such columns.
+    for absent in ["fuel", "strikes", "byes"] {
+        assert!(
+            !page.contains(&format!("data-field=\"{absent}\"")),
+            "{absent}"
+        );
+    }
+    // The entrant's name links to its page.
+    assert!(
+        row.contains(&format!(
+            "href=\"/tournaments/{}/entrants/{}\"",
+            fixture.tournament, pairing.seats[0]
+        )),
+        "{row}"
+    );
     for name in NAMES {
         assert!(page.contains(&format!("data-entrant=\"{name}\"")), "{name}");
     }
@@ -67,7 +94,8 @@ async fn the_tournament_page_shows_standings_and_matches() {
         "{done_row}"
     );
     assert!(done_row.contains(&format!("1st {winner}")), "{done_row}");
-    assert!(done_row.contains("turn_cap · 150 turns"), "{done_row}");
+    // The reason in words.
+    assert!(done_row.contains("turn cap · 150 turns"), "{done_row}");
     assert!(done_row.contains(&format!("<td data-field=\"worker\">{WORKER}</td>")));
     let running_row = match_row(&page, &fixture.running.lease.match_id);
     assert!(
@@ -120,10 +148,25 @@ async fn the_match_page_shows_placements_the_viewer_and_the_replay() {
     let seats_json = serde_json::to_string(&names)
         .unwrap()
         .replace('"', "&quot;");
+    // Each seat's colour is its entrant's, by registration order.
+    let colors: Vec<String> = pairing
+        .seats
+        .iter()
+        .map(|s| {
+            fixture
+                .entrants
+                .iter()
+                .position(|e| e == s)
+                .expect("an entrant")
+                .to_string()
+        })
+        .collect();
     let viewer = format!(
         "<div id=\"viewer\" class=\"viewer\" data-game=\"ants\" data-frames=\"/matches/{0}/frames.json\" \
-         data-replay=\"/matches/{0}/replay.json\" data-seats='{seats_json}'></div>",
-        fixture.done
+         data-replay=\"/matches/{0}/replay.json\" data-seats='{seats_json}' data-colors='[{1}]' \
+         data-forfeits='[null,null,null,null]'></div>",
+        fixture.done,
+        colors.join(",")
     );
     assert!(page.contains(&viewer), "{page}");
     assert!(page.contains("<script type=\"module\" src=\"/assets/viewer/viewer.js\"></script>"));
@@ -136,7 +179,7 @@ async fn the_match_page_shows_placements_the_viewer_and_the_replay() {
         "<tr data-seat=\"0\"><td>0</td><td>{}</td><td>1st</td>",
         names[0]
     )));
-    assert!(page.contains("<dt>Reason</dt><dd>turn_cap</dd>"));
+    assert!(page.contains("<dt>Reason</dt><dd>turn cap</dd>"), "{page}");
     assert!(page.contains("<dt>Turns</dt><dd>150</dd>"));
 
     // A running match has no replay yet: no viewer, its worker shown.
@@ -434,12 +477,21 @@ async fn an_admin_sees_every_log_and_can_cancel() {
     let tournament = format!("/tournaments/{}", fixture.tournament);
     let page = server.get_with(&tournament, &[ADMIN]).await.expect(200);
     assert!(page.contains(&format!("action=\"{tournament}/cancel\"")));
-    assert!(page.contains(&format!("action=\"/matches/{}/rejudge\"", fixture.done)));
-    // Only finished matches can be rejudged.
-    assert!(!page.contains(&format!(
-        "action=\"/matches/{}/rejudge\"",
-        fixture.running.lease.match_id
-    )));
+    // Only finished matches can be rejudged: the running one's button is
+    // there for when it finishes, hidden.
+    let done_row = match_row(&page, &fixture.done);
+    assert!(
+        done_row.contains(&format!(
+            "action=\"/matches/{}/rejudge\" class=\"inline\" data-show=\"rejudge\">",
+            fixture.done
+        )),
+        "{done_row}"
+    );
+    let running_row = match_row(&page, &fixture.running.lease.match_id);
+    assert!(
+        running_row.contains("data-show=\"rejudge\" hidden>"),
+        "{running_row}"
+    );
     let match_page = server
         .get_with(&format!("/matches/{}", fixture.done), &[ADMIN])
         .await
@@ -481,11 +533,38 @@ async fn an_admin_sees_every_log_and_can_cancel() {
             .cancelled
     );
     let origin = format!("http://{}", server.addr);
-    let cancelled = server
+    // The first post only asks: what cancelling does, and a button that
+    // confirms it.
+    let asked = server
         .post(
             &format!("{tournament}/cancel"),
             &[ADMIN, ("origin", &origin)],
             "",
+        )
+        .await;
+    assert_eq!(asked.status, 200, "{}", asked.text());
+    let text = asked.text();
+    assert!(text.contains("matches are recorded; they stay"), "{text}");
+    assert!(text.contains("name=\"confirm\" value=\"yes\""), "{text}");
+    assert!(
+        text.contains(&format!("action=\"{tournament}/cancel\"")),
+        "{text}"
+    );
+    assert!(
+        !fixture
+            .coordinator
+            .status(&fixture.tournament)
+            .await
+            .unwrap()
+            .0
+            .cancelled,
+        "cancelled before it was confirmed"
+    );
+    let cancelled = server
+        .post(
+            &format!("{tournament}/cancel"),
+            &[ADMIN, ("origin", &origin)],
+            "confirm=yes",
         )
         .await;
     assert_eq!(cancelled.status, 303, "{}", cancelled.text());
@@ -503,6 +582,20 @@ async fn an_admin_sees_every_log_and_can_cancel() {
     assert!(
         page.contains("<span data-field=\"state\">cancelled</span>"),
         "{page}"
+    );
+    // Over now: the button is hidden, and a post is refused with the reason.
+    let page = server.get_with(&tournament, &[ADMIN]).await.expect(200);
+    assert!(page.contains("data-show=\"cancel\" hidden>"), "{page}");
+    let again = server
+        .post(&format!("{tournament}/cancel"), &[ADMIN], "confirm=yes")
+        .await;
+    assert_eq!(again.status, 409, "{}", again.text());
+    assert!(
+        again
+            .text()
+            .contains("only a running tournament can be cancelled"),
+        "{}",
+        again.text()
     );
 }
 
@@ -524,8 +617,36 @@ async fn an_admin_can_rejudge_a_finished_match() {
         .get(&format!("/matches/{}/frames.json", fixture.done))
         .await
         .expect(200);
-    let reply = server
+    // Asked first: what a rejudge does; nothing changes yet.
+    let asked = server
         .post(&format!("/matches/{}/rejudge", fixture.done), &[ADMIN], "")
+        .await;
+    assert_eq!(asked.status, 200, "{}", asked.text());
+    assert!(
+        asked.text().contains("current result and replay stand"),
+        "{}",
+        asked.text()
+    );
+    let still = fixture
+        .coordinator
+        .store()
+        .matches(&fixture.tournament)
+        .await
+        .unwrap();
+    assert!(matches!(
+        still
+            .iter()
+            .find(|m| m.match_id == fixture.done)
+            .unwrap()
+            .state,
+        arena_coordinator::store::MatchState::Done { .. }
+    ));
+    let reply = server
+        .post(
+            &format!("/matches/{}/rejudge", fixture.done),
+            &[ADMIN],
+            "confirm=yes",
+        )
         .await;
     assert_eq!(reply.status, 303, "{}", reply.text());
     assert_eq!(
@@ -601,6 +722,15 @@ async fn a_rejudge_nothing_could_play_is_refused_and_the_result_kept() {
         "{}",
         reply.text()
     );
+    // Confirming does not get past it either.
+    let reply = server
+        .post(
+            &format!("/matches/{}/rejudge", fixture.done),
+            &[ADMIN],
+            "confirm=yes",
+        )
+        .await;
+    assert_eq!(reply.status, 409, "{}", reply.text());
     // Nothing was lost: the result and its replay are still there.
     let matches = fixture
         .coordinator
@@ -729,7 +859,12 @@ async fn live_updates_send_a_snapshot_and_then_each_change() {
         })
         .await;
     let fields = snapshot_fields(&fields, "match", &running).unwrap();
-    assert!(fields["result"].as_str().unwrap().contains("turn_cap"));
+    assert!(
+        fields["result"]
+            .as_str()
+            .unwrap()
+            .contains("turn cap · 150 turns")
+    );
     let list_changed = list
         .snapshot_until(Duration::from_secs(10), |snapshot| {
             snapshot_fields(snapshot, "tournament", &fixture.tournament)

@@ -111,6 +111,19 @@ impl Coordinator {
         ))
     }
 
+    /// Whether a rejudge of `match_id` could be played now: the error a
+    /// rejudge would be refused with, if so, without changing anything
+    /// (the pages ask this before asking to confirm).
+    pub async fn rejudge_possible(&self, match_id: &str) -> Result<()> {
+        match self.why_unplayable().await? {
+            Some(reason) => Err(CoordinatorError::Unplayable {
+                match_id: match_id.to_owned(),
+                reason,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// An organiser's rejudge: the finished match is played again, and its
     /// result replaced when the new one lands. Refused, keeping the result,
     /// when nothing could play it.

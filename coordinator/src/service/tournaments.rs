@@ -9,7 +9,7 @@ use tracing::field::Empty;
 
 use super::ids::{match_id, tournament_id};
 use super::{Coordinator, CoordinatorError, Result, entrant_ids, sides};
-use crate::domain::{EntrantId, Format, baseline_name};
+use crate::domain::{EntrantId, Format, MatchRecord, baseline_name};
 use crate::schedule;
 use crate::standings::{self, Standings};
 use crate::store::{Entrant, ScheduledMatch, Status, StoreError, TournamentSpec};
@@ -339,6 +339,39 @@ impl Coordinator {
             &byes,
             &sides(&spec)?,
         )?)
+    }
+
+    /// The standings as they stood after each round that has a result,
+    /// `(round, standings)` in round order (rounds 0-based): what the
+    /// results and byes of that round and the ones before it give.
+    pub async fn standings_by_round(&self, id: &str) -> Result<Vec<(u32, Standings)>> {
+        let spec = self.spec(id).await?;
+        let entrants: Vec<(EntrantId, String)> = spec
+            .entrants
+            .iter()
+            .map(|e| (e.id.clone(), e.name.clone()))
+            .collect();
+        let results = self.store.results(id).await?;
+        let byes = self.store.byes(id).await?;
+        let sides = sides(&spec)?;
+        let mut rounds: Vec<u32> = results.iter().map(|r| r.round).collect();
+        rounds.sort_unstable();
+        rounds.dedup();
+        let mut after = Vec::with_capacity(rounds.len());
+        for round in rounds {
+            let played: Vec<MatchRecord> = results
+                .iter()
+                .filter(|r| r.round <= round)
+                .cloned()
+                .collect();
+            let given: Vec<(u32, EntrantId)> =
+                byes.iter().filter(|(r, _)| *r <= round).cloned().collect();
+            after.push((
+                round,
+                standings::compute_by_side(&entrants, &played, &given, &sides)?,
+            ));
+        }
+        Ok(after)
     }
 
     pub async fn cancel(&self, id: &str) -> Result<()> {

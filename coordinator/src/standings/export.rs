@@ -107,7 +107,8 @@ impl Standings {
         out
     }
 
-    /// A table for a terminal: rank, name, points, Buchholz, SB, rating μ±σ,
+    /// A table for a terminal: rank, name, points, Buchholz, SB, the rating
+    /// (μ − 3σ, as every page shows it),
     /// W/D/L and faults (timeouts/malformed/illegal/dry, i.e. WebAssembly
     /// turns out of fuel/strikes, i.e. failed model-graph turns/forfeits),
     /// columns aligned.
@@ -119,7 +120,7 @@ impl Standings {
             "Points",
             "Buchholz",
             "SB",
-            "Rating μ±σ",
+            "Rating",
             "W/D/L",
             "Faults T/M/I/D/S/F",
         ]
@@ -167,7 +168,7 @@ fn table_line(row: &StandingRow) -> [String; 8] {
         format!("{:.2}", row.points),
         format!("{:.2}", row.buchholz),
         format!("{:.2}", row.sonneborn_berger),
-        format!("{:.2}±{:.2}", row.rating_mu, row.rating_sigma),
+        format!("{:.2}", row.rating_conservative),
         format!("{}/{}/{}", row.wins, row.draws, row.losses),
         format!(
             "{}/{}/{}/{}/{}/{}",

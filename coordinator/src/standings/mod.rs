@@ -49,9 +49,10 @@
 //!
 //! # Order and rank
 //!
-//! Rows sort by points, Buchholz, Sonneborn–Berger and conservative rating,
-//! all descending, then by entrant id ascending. Entrants equal on all four
-//! share a rank, and the next rank skips accordingly (1, 2, 2, 4).
+//! Rows sort by points, Buchholz, Sonneborn–Berger and conservative rating
+//! (compared as shown, to two decimals), all descending, then by entrant id
+//! ascending. Entrants equal on all four share a rank, and the next rank
+//! skips accordingly (1, 2, 2, 4).
 //!
 //! # Counters
 //!
@@ -103,8 +104,10 @@
 
 mod export;
 mod rating;
+mod results;
 
 pub use self::export::{csv_field, push_csv_record};
+pub use self::results::{RESULTS_HEADER, results_csv};
 mod score;
 
 use std::cmp::Ordering;
@@ -442,9 +445,16 @@ fn add_tie_breaks(games: &[Game], tallies: &mut [Tally]) -> Result<(), Standings
     Ok(())
 }
 
+/// The conservative rating as it is shown (two decimals), which is what
+/// ranks: two rows that read the same share a rank, rather than being
+/// told apart by a difference nobody can see.
+fn shown_rating(conservative: f64) -> f64 {
+    (conservative * 100.0).round() / 100.0
+}
+
 /// The rows, best first: by points, Buchholz, Sonneborn–Berger and
-/// conservative rating; entrants equal on all four share a rank and are
-/// listed by id.
+/// conservative rating (to two decimals); entrants equal on all four share
+/// a rank and are listed by id.
 fn ranked_rows(
     entrants: &[(EntrantId, String)],
     mut tallies: Vec<Tally>,
@@ -455,7 +465,14 @@ fn ranked_rows(
     let keys: Vec<(u128, u128, u128, f64)> = tallies
         .iter()
         .zip(ratings)
-        .map(|(t, r)| (t.points, t.buchholz, t.sb, r.rating - 3.0 * r.uncertainty))
+        .map(|(t, r)| {
+            (
+                t.points,
+                t.buchholz,
+                t.sb,
+                shown_rating(r.rating - 3.0 * r.uncertainty),
+            )
+        })
         .collect();
     let compare_keys = |a: usize, b: usize| {
         let (ka, kb) = (keys[a], keys[b]);

@@ -31,5 +31,7 @@ mod starter_rust;
 mod upload;
 mod viewer_games;
 mod wasm_tournaments;
+mod web_organiser;
 mod web_pages;
+mod web_viewer;
 mod worker_killed;

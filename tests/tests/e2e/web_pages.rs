@@ -371,7 +371,7 @@ impl Drop for HeldLease {
 
 /// The address `arena coordinator --http` serves its pages on, from the
 /// line it prints (the one with `http` and a socket address in it).
-fn web_address(coordinator: &Coordinator) -> SocketAddr {
+pub(crate) fn web_address(coordinator: &Coordinator) -> SocketAddr {
     let parse = |line: &str| {
         line.split_whitespace()
             .map(|word| word.trim_start_matches("http://").trim_end_matches('/'))

@@ -1,33 +1,46 @@
-// Drawing one viewer's frames: the canvas sized to its container, the
-// board drawn through the game's drawer, and the legend and status line of
-// the frame. It draws what the playback state says is shown.
+// Drawing one viewer's turn: the canvas sized to its container, the board
+// drawn through the game's drawer, the per-seat panel (panel.js), the graph
+// (graph.js) and the status line. It draws what the playback state says is
+// shown, and keeps the result out of sight while the state hides it.
 
 import { el } from "./dom.js";
-import { describeTurn } from "./replay.js";
-import { seatColour, seatName } from "./games/shared.js";
+import { createGraph } from "./graph.js";
+import { createPanel } from "./panel.js";
+import { describeResult, describeTurn } from "./replay.js";
 
 // Largest cell in CSS pixels, so small boards do not become huge.
 const MAX_CELL = 36;
+// Window height kept free of the board: the page above it and the status
+// line below.
+const ROOM = 170;
 
-// The renderer's elements are `stage` (holding the canvas), `legend` and
-// `status`; the player places them.
-export function createRenderer(drawer, model, replay, names, playback) {
+// The renderer's elements are `stage` (holding the canvas), `side` (the
+// panel and the graph) and `status`; the player places them.
+export function createRenderer(drawer, model, replay, names, seats, colours, playback) {
   const canvas = el("canvas", { class: "viewer-canvas", "aria-label": "replay board" });
   const stage = el("div", { class: "viewer-stage" }, canvas);
-  const legend = el("ul", { class: "viewer-legend" });
-  const status = el("div", { class: "viewer-status" });
+  const panel = createPanel(seats, names, colours);
+  const graph = createGraph(seats, colours, (index) => playback.show(index));
+  const side = el("div", { class: "viewer-side" }, panel.element);
+  if (graph) side.append(graph.element);
+  const turnText = el("span", { class: "viewer-happened" });
+  const resultText = el("span", { class: "viewer-result" });
+  const status = el("div", { class: "viewer-status", "aria-live": "polite" }, turnText, resultText);
   const ctx = canvas.getContext("2d");
-  // Pixels per cell, and the turn on the canvas (-1: none yet).
+  // Pixels per cell, and the turn and spoiler setting on the canvas (-1: none yet).
   let cell = 0;
   let drawn = -1;
+  let drawnHidden = null;
 
-  // Sizes the canvas to the container width, in device pixels for
+  // Sizes the canvas to the stage's width, in device pixels for
   // crispness; whether anything changed.
   function layout() {
     const width = stage.clientWidth || 600;
-    // Fit the width, and most of the window height so the controls stay in
-    // view; whole pixels per cell keep the grid free of seams.
-    let next = Math.min(MAX_CELL, width / model.cols, (window.innerHeight * 0.8) / model.rows);
+    // Fit the width, and the window height less room for the rest, so
+    // the whole board shows; whole pixels per cell keep the grid free of
+    // seams.
+    const tall = Math.max(240, window.innerHeight - ROOM);
+    let next = Math.min(MAX_CELL, width / model.cols, tall / model.rows);
     if (next >= 6) next = Math.floor(next);
     const dpr = window.devicePixelRatio || 1;
     const cssW = Math.floor(next * model.cols);
@@ -45,18 +58,24 @@ export function createRenderer(drawer, model, replay, names, playback) {
   // Draws the turn shown; unless `force`, only if the canvas holds another.
   function frame(force) {
     const index = playback.index;
-    if (!force && drawn === index) return;
+    const hidden = playback.hideResult;
+    if (!force && drawn === index && drawnHidden === hidden) return;
     drawn = index;
+    drawnHidden = hidden;
     ctx.clearRect(0, 0, canvas.width, canvas.height);
     // A malformed state in one frame should not kill the player (or throw
     // out of an animation callback): say so and keep the controls working.
     try {
       drawer.draw(ctx, model, index, playback.view, cell);
-      const rows = drawer.legend ? drawer.legend(model, index) : [];
-      legend.replaceChildren(...legendItems(rows, names));
-      status.textContent = describeTurn(replay, index, names);
+      panel.show(index, hidden);
+      if (graph) graph.show(index, hidden);
+      turnText.textContent = describeTurn(replay, index, names);
+      let result = "";
+      if (index === seats.last) result = hidden ? "last turn (result hidden)" : describeResult(replay, seats, names);
+      resultText.textContent = result;
     } catch (error) {
-      status.textContent = `could not draw turn ${index}: ${error.message}`;
+      turnText.textContent = `could not draw turn ${index}: ${error.message}`;
+      resultText.textContent = "";
     }
   }
 
@@ -71,20 +90,5 @@ export function createRenderer(drawer, model, replay, names, playback) {
     window.addEventListener("resize", relayout);
   }
 
-  return { stage, legend, status, fit, frame };
-}
-
-// One legend entry per seat: colour, name, and the drawer's figures.
-function legendItems(rows, names) {
-  const count = Math.max(rows.length, names.length);
-  const items = [];
-  for (let seat = 0; seat < count; seat++) {
-    const row = rows[seat] || {};
-    const item = el("li", { "data-seat": String(seat), class: row.out ? "out" : "" },
-      el("span", { class: "viewer-swatch", style: `background:${seatColour(seat)}` }),
-      seatName(names, seat));
-    if (row.figures) item.append(el("span", { class: "viewer-figures" }, row.figures));
-    items.push(item);
-  }
-  return items;
+  return { stage, side, status, legend: panel.element, fit, frame };
 }

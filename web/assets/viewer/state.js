@@ -1,9 +1,10 @@
 // The playback state of one viewer: the turn shown, whether it plays, at
-// what speed, and through which view. No DOM here: the controls and the
-// renderer follow it through `on(kind, listener)`:
+// what speed, through which view, and whether the result is hidden. No DOM
+// here: the controls and the renderer follow it through `on(kind, listener)`:
 //   "turn"     (how)      the turn shown changed (see `show`)
 //   "playing"  (playing)  playback started or stopped
 //   "view"     (view)     another view was chosen
+//   "spoilers" (hidden)   the result was hidden or shown again
 
 // Turns per second; the last one advances every animation frame.
 export const SPEEDS = [1, 2, 4, 8, 16, 32, 60];
@@ -11,10 +12,11 @@ export const DEFAULT_SPEED = 8;
 const EVERY_FRAME = 60;
 
 // Turns 0 (the initial state) … `last`; `view` is the view shown first
-// (null for games with a single one).
-export function createPlayback(last, view) {
-  const now = { index: 0, playing: false, speed: DEFAULT_SPEED, view };
-  const listeners = { turn: [], playing: [], view: [] };
+// (null for games with a single one); `hideResult` whether the result
+// starts hidden.
+export function createPlayback(last, view, hideResult) {
+  const now = { index: 0, playing: false, speed: DEFAULT_SPEED, view, hideResult: Boolean(hideResult) };
+  const listeners = { turn: [], playing: [], view: [], spoilers: [] };
   const emit = (kind, detail) => {
     for (const listener of listeners[kind]) listener(detail);
   };
@@ -74,6 +76,9 @@ export function createPlayback(last, view) {
     get view() {
       return now.view;
     },
+    get hideResult() {
+      return now.hideResult;
+    },
     on(kind, listener) {
       listeners[kind].push(listener);
     },
@@ -88,6 +93,10 @@ export function createPlayback(last, view) {
     setView(view) {
       now.view = view;
       emit("view", view);
+    },
+    setHideResult(hidden) {
+      now.hideResult = Boolean(hidden);
+      emit("spoilers", now.hideResult);
     },
   };
 }

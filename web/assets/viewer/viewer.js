@@ -3,19 +3,28 @@
 //
 // This entry module picks the game's drawer, loads the frames and mounts a
 // player on each viewer element. The player (player.js) is made of the
-// playback state (state.js: turn, playing, speed, view), the renderer
-// (render.js: canvas, drawer, legend, status) and the controls
-// (controls.js: buttons, scrubber, choices, events, keys); url.js keeps
-// `#turn=N`, replay.js reads the frames, dom.js builds elements, and
-// viewer.css styles it all.
+// seats' record (seats.js: figures, faults, forfeits, eliminations,
+// placements), the playback state (state.js: turn, playing, speed, view,
+// hidden result), the renderer (render.js: canvas, drawer, status, with
+// panel.js and graph.js beside the board) and the controls (controls.js:
+// buttons, scrubber, choices, events, keys); url.js keeps `#turn=N`,
+// replay.js reads the frames, reasons.js puts codes in words, dom.js
+// builds elements, and viewer.css styles it all.
 //
 // A game drawer is a module whose default export has:
-//   prepare(states, names) -> model   (once; precompute everything per frame)
-//                                     model.cols, model.rows: board size in cells
+//   prepare(states, names, colours) -> model   (once; precompute everything
+//                                     per frame) model.cols, model.rows: board
+//                                     size in cells; colours: {fill(seat),
+//                                     ink(seat)} (shared.js `seatColours`)
 //   draw(ctx, model, index, view, cell)  ctx in CSS pixels, `cell` px per cell
-//   legend(model, index) -> [{figures, out}] per seat (optional)
+//   metrics: [{key, label, graph}]    the figures `stats` gives; `graph`: drawn
+//                                     in the graph (optional)
+//   stats(model, index) -> [{values: {key: number}, out, note}] per seat:
+//                                     the figures, whether the game has put
+//                                     the seat out, a word more (optional)
 //   views(model, names) -> [{value, label}]  first one is the default (optional)
-//   events(model, names) -> [{index, text, seat}]  timeline marks (optional)
+//   events(model, names) -> [{index, text, seat, kind}]  timeline marks; kind
+//                                     "eliminated" for a seat put out (optional)
 
 import generals from "./games/generals.js";
 import generalsFfa from "./games/generals-ffa.js";
@@ -46,13 +55,26 @@ function linkStylesheet() {
   });
 }
 
-function seatNames(root) {
+// A JSON array attribute of `root`, or [] when absent or not an array.
+function jsonList(root, name) {
   try {
-    const names = JSON.parse(root.dataset.seats || "[]");
-    return Array.isArray(names) ? names.map(String) : [];
+    const list = JSON.parse(root.dataset[name] || "[]");
+    return Array.isArray(list) ? list : [];
   } catch {
     return [];
   }
+}
+
+function seatNames(root) {
+  return jsonList(root, "seats").map(String);
+}
+
+// What the page says of the seats beside the frames (see player.js).
+function pageSeats(root) {
+  return {
+    colors: jsonList(root, "colors").map((n) => (Number.isInteger(n) ? n : null)),
+    forfeits: jsonList(root, "forfeits").map((f) => (typeof f === "string" && f ? f : null)),
+  };
 }
 
 function showMessage(root, text, link) {
@@ -94,7 +116,7 @@ async function mount(root, styled) {
   }
   await styled;
   try {
-    buildPlayer(root, drawer, replay, names);
+    buildPlayer(root, drawer, replay, names, pageSeats(root));
   } catch (error) {
     root.dataset.state = "error";
     showMessage(root, `Could not show the replay: ${error.message}`);

@@ -1,12 +1,14 @@
-//! `/matches/{id}`: one match's placements, per-seat faults and stats,
-//! attempts, the replay viewer, the replay download and the seat logs the
-//! viewer may read.
+//! `/matches/{id}`: one match's replay viewer first (so its controls are in
+//! view on a laptop's screen), then its attempts, placements, per-seat
+//! faults and stats, the replay download and the seat logs the viewer may
+//! read. The result (reason, turns, placements) is marked `data-spoiler`:
+//! the viewer hides it while its "hide result" is on.
 
 use std::fmt::Write as _;
 
 use arena_coordinator::domain::{
     FUEL_EXHAUSTED_STAT, FUEL_MAX_STAT, FUEL_P50_STAT, ILLEGAL_STAT, LATENCY_P50_STAT,
-    LATENCY_P99_STAT, MatchRecord, STRIKE_STAT,
+    LATENCY_P99_STAT, MatchRecord, STRIKE_STAT, baseline_name,
 };
 use arena_coordinator::store::{MatchInfo, MatchState};
 use axum::extract::State;
@@ -74,6 +76,9 @@ pub async fn match_page(
              <button type=\"submit\">Rejudge</button></form>"
         );
     }
+    if source::has_replay(&state.coordinator, &info.match_id).await? {
+        replay_viewer(&mut body, &view, &info, record);
+    }
     attempts(&mut body, &state, &info, record);
     match record {
         Some(record) => placements(&mut body, &view, record),
@@ -85,19 +90,6 @@ pub async fn match_page(
             body.push_str("</ol>\n");
         }
     }
-    if source::has_replay(&state.coordinator, &info.match_id).await? {
-        let names: Vec<&str> = info.pairing.seats.iter().map(|s| view.name_of(s)).collect();
-        let seats_json = serde_json::to_string(&names).unwrap_or_else(|_| "[]".to_owned());
-        let _ = writeln!(
-            body,
-            "<h2>Replay</h2>\n<div id=\"viewer\" class=\"viewer\" data-game=\"{}\" \
-             data-frames=\"/matches/{seg}/frames.json\" data-replay=\"/matches/{seg}/replay.json\" \
-             data-seats='{}'></div>\n<script type=\"module\" src=\"/assets/viewer/viewer.js\"></script>\n\
-             <p><a href=\"/matches/{seg}/replay.json\" download>Download the replay</a></p>",
-            esc(&spec.game),
-            esc(&seats_json),
-        );
-    }
     logs(&mut body, &state, &viewer, &view, &info).await?;
     Ok(page(
         &format!("Match {}", info.match_id),
@@ -105,6 +97,62 @@ pub async fn match_page(
         None,
         &body,
     ))
+}
+
+/// The replay viewer (`web/assets/viewer/README.md`): the frames, the seats'
+/// names, each seat's colour index (its entrant's place in the tournament's
+/// entrants, so an entrant keeps its colour from match to match; baselines
+/// come after the entrants, in the game's order of baselines) and each
+/// seat's forfeit from the stored result (a forfeit that ended the match
+/// has no turn of its own in the frames).
+fn replay_viewer(
+    body: &mut String,
+    view: &TournamentView,
+    info: &MatchInfo,
+    record: Option<&MatchRecord>,
+) {
+    let spec = &view.summary.spec;
+    let seg = url_segment(&info.match_id);
+    let names: Vec<&str> = info.pairing.seats.iter().map(|s| view.name_of(s)).collect();
+    let baselines = arena_engine::registry::find(&spec.game).map_or(&[][..], |g| g.baselines);
+    let colours: Vec<usize> = info
+        .pairing
+        .seats
+        .iter()
+        .map(|seat| match baseline_name(seat) {
+            Some(name) => {
+                spec.entrants.len() + baselines.iter().position(|b| *b == name).unwrap_or(0)
+            }
+            None => spec
+                .entrants
+                .iter()
+                .position(|e| &e.id == seat)
+                .unwrap_or(spec.entrants.len()),
+        })
+        .collect();
+    let forfeits: Vec<Option<&str>> = record.map_or_else(Vec::new, |r| {
+        r.seats
+            .iter()
+            .map(|s| s.forfeit.map(|f| f.as_str()))
+            .collect()
+    });
+    let _ = writeln!(
+        body,
+        "<h2>Replay</h2>\n<div id=\"viewer\" class=\"viewer\" data-game=\"{}\" \
+         data-frames=\"/matches/{seg}/frames.json\" data-replay=\"/matches/{seg}/replay.json\" \
+         data-seats='{}' data-colors='{}' data-forfeits='{}'></div>\n\
+         <script type=\"module\" src=\"/assets/viewer/viewer.js\"></script>\n\
+         <p><a href=\"/matches/{seg}/replay.json\" download>Download the replay</a></p>",
+        esc(&spec.game),
+        esc(json_list(&names)),
+        esc(json_list(&colours)),
+        esc(json_list(&forfeits)),
+    );
+}
+
+/// A list as JSON for a data attribute (escaped by the caller).
+fn json_list<T: serde::Serialize>(list: &[T]) -> String {
+    serde_json::to_string(list).unwrap_or_else(|_| "[]".to_owned())
 }
 
 fn attempts(body: &mut String, state: &AppState, info: &MatchInfo, record: Option<&MatchRecord>) {
@@ -124,15 +172,15 @@ fn attempts(body: &mut String, state: &AppState, info: &MatchInfo, record: Optio
             }
         }
     }
+    body.push_str("</dl>\n");
     if let Some(record) = record {
-        let _ = write!(
+        let _ = writeln!(
             body,
-            "<dt>Reason</dt><dd>{}</dd><dt>Turns</dt><dd>{}</dd>",
-            esc(&record.reason),
+            "<dl class=\"facts\" data-spoiler><dt>Reason</dt><dd>{}</dd><dt>Turns</dt><dd>{}</dd></dl>",
+            esc(crate::view::reason_words(&record.reason)),
             record.turns
         );
     }
-    body.push_str("</dl>\n");
     if !info.failures.is_empty() {
         body.push_str("<h2>Failed attempts</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th>Attempt</th><th>Worker</th><th>Reason</th></tr></thead>\n<tbody>\n");
         for failure in &info.failures {
@@ -161,7 +209,7 @@ const OWN_COLUMNS: [&str; 7] = [
 
 fn placements(body: &mut String, view: &TournamentView, record: &MatchRecord) {
     body.push_str(
-        "<h2>Placements</h2>\n<div class=\"scroll\"><table class=\"placements\">\n<thead><tr>\
+        "<section data-spoiler>\n<h2>Placements</h2>\n<div class=\"scroll\"><table class=\"placements\">\n<thead><tr>\
          <th>Seat</th><th>Entrant</th><th>Place</th><th>Score</th><th>Forfeit</th><th>Moves</th>\
          <th>Timeouts</th><th>Malformed</th><th>Illegal</th><th>Latency p50/p99 ms</th><th>Fuel out</th>\
          <th>Fuel p50/max</th><th>Strikes</th><th>Other stats</th></tr></thead>\n<tbody>\n",
@@ -194,7 +242,9 @@ fn placements(body: &mut String, view: &TournamentView, record: &MatchRecord) {
             esc(view.name_of(&result.entrant)),
             place(result.rank),
             num(result.score),
-            result.forfeit.map_or("—", |f| f.as_str()),
+            result
+                .forfeit
+                .map_or_else(|| "—".to_owned(), |f| f.as_str().replace('_', " ")),
             result.moves,
             result.timeouts,
             result.malformed,
@@ -210,7 +260,7 @@ fn placements(body: &mut String, view: &TournamentView, record: &MatchRecord) {
             }),
         );
     }
-    body.push_str("</tbody></table></div>\n");
+    body.push_str("</tbody></table></div>\n</section>\n");
 }
 
 /// The logs section: only the seats the viewer may read, each inline.

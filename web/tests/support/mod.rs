@@ -38,7 +38,7 @@ pub fn sample_replay() -> Vec<u8> {
 
 /// A submission archive: one `run.sh` that names its bot (no worker
 /// builds it here; it only has to be a distinct upload).
-fn archive(name: &str) -> Vec<u8> {
+pub fn archive(name: &str) -> Vec<u8> {
     let script = format!("#!/bin/sh\nexec echo {name}\n");
     let mut header = tar::Header::new_gnu();
     header.set_entry_type(tar::EntryType::Regular);

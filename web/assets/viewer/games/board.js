@@ -2,7 +2,7 @@
 // count, and the three fog levels (visible, remembered, hidden). What a
 // seat sees is worked out with the fog helpers of shared.js.
 
-import { seatColour, cellFont, shortNumber } from "./shared.js";
+import { cellFont, shortNumber } from "./shared.js";
 
 const PLAIN = "#dcdcdc";
 const MOUNTAIN = "#9b9b9b";
@@ -42,9 +42,10 @@ function outline(ctx, x, y, cell, colour, points) {
   ctx.stroke();
 }
 
-// terrain: "plain" | "mountain" | "city" | "crown"; seat: -1 neutral;
-// army: number or null (unknown); fog: "visible" | "remembered" | "hidden".
-export function paintCell(ctx, col, row, cell, terrain, seat, army, fog) {
+// colours: the match's seat colours (shared.js `seatColours`); terrain:
+// "plain" | "mountain" | "city" | "crown"; seat: -1 neutral; army: number
+// or null (unknown); fog: "visible" | "remembered" | "hidden".
+export function paintCell(ctx, colours, col, row, cell, terrain, seat, army, fog) {
   const x = col * cell;
   const y = row * cell;
   const gap = cell >= 10 ? 1 : 0;
@@ -56,19 +57,21 @@ export function paintCell(ctx, col, row, cell, terrain, seat, army, fog) {
     return;
   }
   let fill = PLAIN;
-  if (seat >= 0) fill = seatColour(seat);
+  if (seat >= 0) fill = colours.fill(seat);
   else if (terrain === "mountain") fill = MOUNTAIN;
   else if (terrain === "city") fill = NEUTRAL_CITY;
   ctx.fillStyle = fill;
   ctx.fillRect(x, y, cell - gap, cell - gap);
-  // Icons stay faint under an army figure so the figure reads first.
+  // Icons stay faint under an army figure so the figure reads first; both
+  // take the ink that reads on the owner's colour.
   const counted = army != null && army > 0 && cell >= 12;
-  const mark = seat >= 0 ? `rgba(255,255,255,${counted ? 0.4 : 0.7})` : `rgba(0,0,0,${counted ? 0.3 : 0.5})`;
+  const light = seat >= 0 && colours.ink(seat) === "#fff";
+  const mark = light ? `rgba(255,255,255,${counted ? 0.4 : 0.7})` : `rgba(0,0,0,${counted ? 0.3 : 0.5})`;
   if (terrain === "mountain") triangle(ctx, x, y, cell, "#6b6b6b");
   else if (terrain === "city") outline(ctx, x, y, cell, mark, CASTLE);
   else if (terrain === "crown") outline(ctx, x, y, cell, mark, CROWN);
   if (counted) {
-    ctx.fillStyle = seat >= 0 ? "#fff" : "#111";
+    ctx.fillStyle = seat >= 0 ? colours.ink(seat) : "#111";
     ctx.font = cellFont(cell, army >= 1000 ? 0.34 : 0.42);
     ctx.textAlign = "center";
     ctx.textBaseline = "middle";
@@ -78,4 +81,26 @@ export function paintCell(ctx, col, row, cell, terrain, seat, army, fog) {
     ctx.fillStyle = "rgba(20,20,20,0.55)";
     ctx.fillRect(x, y, cell - gap, cell - gap);
   }
+}
+
+// Diagonal stripes over a cell whose owner has forfeited (a game that
+// plays such a seat on leaves its cells on the board): they must not read
+// as a player still in the match.
+export function hatchCell(ctx, colours, col, row, cell, seat) {
+  if (cell < 6) return;
+  const x = col * cell;
+  const y = row * cell;
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(x, y, cell, cell);
+  ctx.clip();
+  ctx.strokeStyle = colours.ink(seat) === "#fff" ? "rgba(255,255,255,0.55)" : "rgba(0,0,0,0.45)";
+  ctx.lineWidth = Math.max(1, cell * 0.08);
+  ctx.beginPath();
+  for (let k = -cell; k < cell; k += cell / 3) {
+    ctx.moveTo(x + k, y + cell);
+    ctx.lineTo(x + k + cell, y);
+  }
+  ctx.stroke();
+  ctx.restore();
 }

@@ -3,7 +3,7 @@
 // (seat or null), army[], seats[] (alive, crown cell, death_turn and each
 // seat's memory of the board: {kind, owner, seen}) and the events so far.
 
-import { paintCell } from "./board.js";
+import { hatchCell, paintCell } from "./board.js";
 import { cachedSight, fogViews, seatNamer, sightMask, viewedSeat } from "./shared.js";
 
 function totals(state) {
@@ -18,10 +18,11 @@ function totals(state) {
   return { land, army };
 }
 
-function prepare(states) {
+function prepare(states, _names, colours) {
   const { width, height } = states[0].params;
   return {
     states,
+    colours,
     seats: states[0].seats.length,
     cols: width,
     rows: height,
@@ -43,7 +44,8 @@ function sightOf(model, index, seat) {
 }
 
 // A seat's view: what it sees now in full, what it saw before as remembered
-// (terrain and owner, army unknown), the rest hidden.
+// (terrain and owner, army unknown), the rest hidden. A forfeited seat's
+// cells are striped.
 function draw(ctx, model, index, view, cell) {
   const state = model.states[index];
   const width = state.params.width;
@@ -54,30 +56,42 @@ function draw(ctx, model, index, view, cell) {
     const col = i % width;
     const row = Math.floor(i / width);
     if (!seen || seen[i]) {
-      paintCell(ctx, col, row, cell, state.kind[i], state.owner[i] == null ? -1 : state.owner[i], state.army[i], "visible");
+      const owner = state.owner[i] == null ? -1 : state.owner[i];
+      paintCell(ctx, model.colours, col, row, cell, state.kind[i], owner, state.army[i], "visible");
+      if (owner >= 0 && state.seats[owner].forfeited) hatchCell(ctx, model.colours, col, row, cell, owner);
       continue;
     }
     const recall = memory && memory[i];
     if (recall && recall.seen != null && recall.kind) {
-      paintCell(ctx, col, row, cell, recall.kind, recall.owner == null ? -1 : recall.owner, null, "remembered");
+      paintCell(ctx, model.colours, col, row, cell, recall.kind, recall.owner == null ? -1 : recall.owner, null, "remembered");
     } else {
       // Never seen: the seat knows nothing, not even the terrain.
-      paintCell(ctx, col, row, cell, "plain", -1, null, "hidden");
+      paintCell(ctx, model.colours, col, row, cell, "plain", -1, null, "hidden");
     }
   }
 }
 
-function legend(model, index) {
+const METRICS = [
+  { key: "land", label: "land", graph: true },
+  { key: "army", label: "army", graph: true },
+];
+
+// Land and army per seat; out once its crown fell. A forfeited seat stays
+// alive on the board (the `sprawl` baseline plays it): the viewer marks it
+// from the replay's forfeits, not from here.
+function stats(model, index) {
   const state = model.states[index];
   const { land, army } = model.totals[index];
   return state.seats.map((record, seat) => ({
-    figures: record.alive ? `land ${land[seat]} · army ${army[seat]}` : `out on turn ${record.death_turn ?? "?"}`,
+    values: { land: land[seat], army: army[seat] },
     out: !record.alive,
+    note: record.forfeited && record.alive ? "played by sprawl" : "",
   }));
 }
 
 // Events are what changed between consecutive states: new entries in the
 // event log, or, for a seat that died without one, its alive flag.
+// Forfeits are the viewer's own events (seats.js), from the replay.
 function events(model, names) {
   const name = seatNamer(names);
   const list = [];
@@ -90,16 +104,16 @@ function events(model, names) {
         list.push({ index: i, seat: e.seat, text: `${name(e.seat)} captured ${name(e.other)}'s crown` });
       } else if (e.kind === "eliminated") {
         logged.add(e.seat);
-        list.push({ index: i, seat: e.seat, text: `${name(e.seat)} eliminated by ${name(e.other)}` });
+        list.push({ index: i, seat: e.seat, kind: "eliminated", text: `${name(e.seat)} eliminated by ${name(e.other)}` });
       }
     }
     after.seats.forEach((record, seat) => {
       if (before.seats[seat].alive && !record.alive && !logged.has(seat)) {
-        list.push({ index: i, seat, text: `${name(seat)} ${record.forfeited ? "forfeited" : "eliminated"}` });
+        list.push({ index: i, seat, kind: "eliminated", text: `${name(seat)} eliminated` });
       }
     });
   }
   return list;
 }
 
-export default { prepare, views, draw, legend, events };
+export default { prepare, views, draw, metrics: METRICS, stats, events };

@@ -4,7 +4,7 @@
 // owner[] (0 neutral, 1 + seat), army[], generals[] (each seat's general
 // cell); classic adds seats[] with team and alive.
 
-import { paintCell } from "./board.js";
+import { hatchCell, paintCell } from "./board.js";
 import { cachedSight, fogViews, seatNamer, sightMask, viewedSeat } from "./shared.js";
 
 const TERRAIN = { Plain: "plain", Mountain: "mountain", Castle: "city", General: "crown" };
@@ -30,15 +30,29 @@ function totals(state, seats) {
   return { land, army };
 }
 
-function prepare(states) {
+// The first frame from which each seat's general is no longer its own, or
+// null: in the competition game that is the end of the match.
+function generalsLost(states, seats) {
+  const lost = new Array(seats).fill(null);
+  states.forEach((state, index) => {
+    for (let seat = 0; seat < seats; seat++) {
+      if (lost[seat] == null && state.owner[state.generals[seat]] - 1 !== seat) lost[seat] = index;
+    }
+  });
+  return lost;
+}
+
+function prepare(states, _names, colours) {
   const first = states[0];
   const seats = seatCount(first);
   return {
     states,
     seats,
+    colours,
     cols: first.width,
     rows: first.height,
     totals: states.map((s) => totals(s, seats)),
+    lost: generalsLost(states, seats),
     sight: new Map(),
   };
 }
@@ -68,18 +82,31 @@ function draw(ctx, model, index, view, cell) {
   for (let i = 0; i < state.kind.length; i++) {
     const fog = !seen || seen[i] ? "visible" : "hidden";
     const terrain = TERRAIN[state.kind[i]] || "plain";
-    paintCell(ctx, i % state.width, Math.floor(i / state.width), cell, terrain, state.owner[i] - 1, state.army[i], fog);
+    const owner = state.owner[i] - 1;
+    const col = i % state.width;
+    const row = Math.floor(i / state.width);
+    paintCell(ctx, model.colours, col, row, cell, terrain, owner, state.army[i], fog);
+    // Classic keeps a forfeited seat's cells on the board: striped.
+    const record = owner >= 0 && fog === "visible" && Array.isArray(state.seats) ? state.seats[owner] : null;
+    if (record && record.forfeited) hatchCell(ctx, model.colours, col, row, cell, owner);
   }
 }
 
-function legend(model, index) {
+const METRICS = [
+  { key: "land", label: "land", graph: true },
+  { key: "army", label: "army", graph: true },
+];
+
+// Land (cells owned) and army (the sum of their armies) per seat; a seat
+// is out once its general is gone (classic: its alive flag).
+function stats(model, index) {
   const state = model.states[index];
   const { land, army } = model.totals[index];
   return land.map((_, seat) => {
     const record = Array.isArray(state.seats) ? state.seats[seat] : null;
-    const out = record ? !record.alive : land[seat] === 0;
-    const team = record && state.mode === "2v2" ? ` · team ${record.team}` : "";
-    return { figures: `land ${land[seat]} · army ${army[seat]}${team}`, out };
+    const out = record ? !record.alive : model.lost[seat] != null && model.lost[seat] <= index;
+    const note = record && state.mode === "2v2" ? `team ${record.team}` : "";
+    return { values: { land: land[seat], army: army[seat] }, out, note };
   });
 }
 
@@ -100,11 +127,11 @@ function events(model, names) {
       const was = before.seats && before.seats[seat];
       const now = after.seats && after.seats[seat];
       if (was && now && was.alive && !now.alive) {
-        list.push({ index: i, seat, text: `${name(seat)} ${now.forfeited ? "forfeited" : "eliminated"}` });
+        list.push({ index: i, seat, kind: "eliminated", text: `${name(seat)} eliminated` });
       }
     }
   }
   return list;
 }
 
-export default { prepare, views, draw, legend, events };
+export default { prepare, views, draw, metrics: METRICS, stats, events };

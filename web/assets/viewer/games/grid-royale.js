@@ -1,19 +1,22 @@
 // Grid Royale (`grid-royale`). The dump holds width, height, ore[y][x],
 // bases [{owner, x, y}], banks[] (ore banked per seat), units
 // [{id, owner, x, y, cargo}], safe_zone {x0, y0, x1, y1} (inclusive) and
-// params.cargo_cap.
+// params (cargo_cap, spawn_cost). Forfeits are not in the state: the
+// viewer takes them from the replay.
 
-import { seatColour, cellFont, shortNumber } from "./shared.js";
+import { cellFont, seatNamer, shortNumber } from "./shared.js";
 
 const EMPTY = [246, 241, 230];
 const RICH = [139, 90, 20];
 
-function prepare(states) {
+function prepare(states, _names, colours) {
   const first = states[0];
   let richest = 1;
   for (const row of first.ore) for (const v of row) richest = Math.max(richest, v);
   return {
     states,
+    colours,
+    spawnCost: first.params && first.params.spawn_cost != null ? first.params.spawn_cost : 500,
     cols: first.width,
     rows: first.height,
     richest,
@@ -54,11 +57,11 @@ function draw(ctx, model, index, _view, cell) {
     const inset = cell * 0.08;
     ctx.fillStyle = "rgba(255,255,255,0.6)";
     ctx.fillRect(base.x * cell + inset, base.y * cell + inset, cell - 2 * inset, cell - 2 * inset);
-    ctx.strokeStyle = seatColour(base.owner);
+    ctx.strokeStyle = model.colours.fill(base.owner);
     ctx.lineWidth = Math.max(2, cell * 0.12);
     ctx.strokeRect(base.x * cell + inset, base.y * cell + inset, cell - 2 * inset, cell - 2 * inset);
   }
-  for (const units of model.stacks[index].values()) drawStack(ctx, units, cell, model.cargoCap);
+  for (const units of model.stacks[index].values()) drawStack(ctx, model.colours, units, cell, model.cargoCap);
 }
 
 // Everything outside the safe zone is dimmed and the border drawn dashed.
@@ -86,13 +89,13 @@ function drawZone(ctx, state, cell) {
 
 // A unit is a disc in its owner's colour with a gold arc for how full its
 // cargo is; the cargo figure sits on it when the cell is big enough.
-function drawStack(ctx, units, cell, cargoCap) {
+function drawStack(ctx, colours, units, cell, cargoCap) {
   const unit = units[0];
   const cx = (unit.x + 0.5) * cell;
   const cy = (unit.y + 0.5) * cell;
   const r = cell * 0.36;
   const cargo = units.reduce((sum, u) => sum + u.cargo, 0);
-  ctx.fillStyle = seatColour(unit.owner);
+  ctx.fillStyle = colours.fill(unit.owner);
   ctx.beginPath();
   ctx.arc(cx, cy, r, 0, 2 * Math.PI);
   ctx.fill();
@@ -107,7 +110,7 @@ function drawStack(ctx, units, cell, cargoCap) {
   ctx.textAlign = "center";
   ctx.textBaseline = "middle";
   if (cargo > 0 && cell >= 18) {
-    ctx.fillStyle = "#fff";
+    ctx.fillStyle = colours.ink(unit.owner);
     ctx.font = cellFont(cell, 0.3);
     ctx.fillText(shortNumber(cargo), cx, cy + 1);
   }
@@ -118,13 +121,37 @@ function drawStack(ctx, units, cell, cargoCap) {
   }
 }
 
-function legend(model, index) {
+// The bank is the score; units are the army.
+const METRICS = [
+  { key: "bank", label: "bank", graph: true },
+  { key: "units", label: "units", graph: true },
+  { key: "cargo", label: "carrying", graph: false },
+];
+
+// A seat without units and with less banked than a unit costs can never
+// act again: it is out.
+function stats(model, index) {
   const state = model.states[index];
   return state.banks.map((bank, seat) => {
     const mine = (state.units || []).filter((u) => u.owner === seat);
     const cargo = mine.reduce((sum, u) => sum + u.cargo, 0);
-    return { figures: `bank ${bank} · units ${mine.length} · carrying ${cargo}` };
+    return { values: { bank, units: mine.length, cargo }, out: mine.length === 0 && bank < model.spawnCost };
   });
 }
 
-export default { prepare, draw, legend };
+// A seat going out (see `stats`).
+function events(model, names) {
+  const name = seatNamer(names);
+  const list = [];
+  let before = stats(model, 0);
+  for (let i = 1; i < model.states.length; i++) {
+    const after = stats(model, i);
+    after.forEach((row, seat) => {
+      if (row.out && !before[seat].out) list.push({ index: i, seat, kind: "eliminated", text: `${name(seat)} eliminated` });
+    });
+    before = after;
+  }
+  return list;
+}
+
+export default { prepare, draw, metrics: METRICS, stats, events };

@@ -1,21 +1,63 @@
 // What the game drawers share, in one place: seat names and colours (a seat
-// keeps one colour across the board, the legend and the timeline marks),
+// keeps one colour across the board, the panel, the graph and the timeline
+// marks; see `seatColours`),
 // text that fits a cell, and the fog helpers of the games with per-seat
 // views. The viewer's own legend and timeline use the same lookups.
 
-const SEAT_COLOURS = [
-  "#e6194b", // red
-  "#4363d8", // blue
-  "#3cb44b", // green
-  "#911eb4", // purple
-  "#f58231", // orange
-  "#008080", // teal
-  "#9a6324", // brown
-  "#f032e6", // magenta
+// Okabe–Ito's colour-blind-safe set (black left out: it is the fog),
+// ordered so that no red sits next to a green among the first four, then
+// one more for an eighth seat. A seat's colour is PALETTE[index], where
+// index is the seat's entrant index in its tournament (`data-colors`), so
+// an entrant keeps its colour from match to match.
+export const PALETTE = [
+  "#0072b2", // blue
+  "#e69f00", // orange
+  "#009e73", // bluish green
+  "#cc79a7", // reddish purple
+  "#56b4e9", // sky blue
+  "#d55e00", // vermillion
+  "#f0e442", // yellow
+  "#882255", // wine
 ];
 
-export function seatColour(seat) {
-  return SEAT_COLOURS[((seat % SEAT_COLOURS.length) + SEAT_COLOURS.length) % SEAT_COLOURS.length];
+// sRGB relative luminance (WCAG 2) of "#rrggbb".
+export function luminance(hex) {
+  const channel = (i) => {
+    const c = parseInt(hex.slice(1 + 2 * i, 3 + 2 * i), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(0) + 0.7152 * channel(1) + 0.0722 * channel(2);
+}
+
+// Black or white, whichever reads better on `hex`.
+function inkOn(hex) {
+  const l = luminance(hex);
+  return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? "#000" : "#fff";
+}
+
+// The colours of one match's seats: `indices[seat]` picks the palette
+// entry (the seat number itself when the page gives none). Two seats that
+// would share an entry (a tournament of more entrants than colours, or a
+// team entrant on two seats) get the next entries no other seat uses, so
+// colours are always distinct within a match.
+// Returns {fill(seat), ink(seat)}: the seat's colour and the text colour
+// that reads on it.
+export function seatColours(indices, seats) {
+  const size = PALETTE.length;
+  const wanted = [];
+  for (let seat = 0; seat < seats; seat++) {
+    const index = Number.isInteger(indices[seat]) && indices[seat] >= 0 ? indices[seat] : seat;
+    wanted.push(index % size);
+  }
+  const taken = new Set();
+  const chosen = wanted.map((index) => {
+    let pick = index;
+    for (let tries = 0; taken.has(pick) && tries < size; tries++) pick = (pick + 1) % size;
+    taken.add(pick);
+    return PALETTE[pick];
+  });
+  const fill = (seat) => chosen[seat] || PALETTE[((seat % size) + size) % size];
+  return { fill, ink: (seat) => inkOn(fill(seat)) };
 }
 
 // A seat's name as the page gives it (`data-seats`), else "seat N".

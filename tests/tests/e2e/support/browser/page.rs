@@ -10,6 +10,8 @@ use serde_json::{Value, json};
 use super::connection::{Connection, reply_str};
 use super::{BrowserError, Result, VIEWPORT};
 
+pub mod media;
+
 /// How long one protocol command may take.
 const COMMAND: Duration = Duration::from_secs(30);
 /// How long a navigation may take to reach its load event.
