@@ -13,10 +13,10 @@
 # binaries included), and whatever it writes stays in the guest's memory.
 # There is no network but loopback, and no disk image.
 #
-# The command runs as root, in the directory run.sh was started in (it must
-# be on the host's root filesystem, not under /tmp), with PATH, HOME=/root
+# The command runs as root, in the directory run.sh was started in (seen
+# as on the host, also under /tmp or /var/tmp), with PATH, HOME=/root
 # (the host's, writable in memory like everything else), TMPDIR=/tmp (an
-# empty tmpfs) and the variables named in
+# empty tmpfs but for that directory) and the variables named in
 # ARENA_GUEST_ENV (space-separated) plus a few of the host's (RUST_BACKTRACE,
 # RUST_LOG, LANG, LC_ALL, TZ, ARENA_BIN). Its stdout and stderr reach this
 # script's stdout as they are written (the guest's second serial port); the
@@ -59,7 +59,7 @@ qemu=$(command -v qemu-system-x86_64 || true)
 [ -x /bin/busybox ] || { echo "run.sh: /bin/busybox is missing (Debian: busybox-static)" >&2; exit 125; }
 cwd=$(pwd -P)
 case "$cwd" in
-    /tmp | /tmp/* | /var/tmp | /var/tmp/* | /proc* | /sys* | /dev* | /run*)
+    /proc* | /sys* | /dev* | /run*)
         echo "run.sh: the guest cannot see $cwd (it has its own $cwd); start from the repository" >&2
         exit 2 ;;
 esac
@@ -97,6 +97,11 @@ fi
 # The shared directory: the command in, the status out.
 share="$tmp/share"
 mkdir "$share"
+# The guest has empty tmpfs on /tmp and /var/tmp; a working directory under
+# them (a checkout in /tmp, as some CI runners make) is kept visible there.
+case "$cwd" in
+    /tmp/* | /var/tmp/*) printf '%s\n' "$cwd" > "$share/keep" ;;
+esac
 {
     echo "# written by tests/guest/run.sh"
     echo "cd $(printf '%q' "$cwd") || exit 125"

@@ -25,10 +25,6 @@ mount -t cgroup2 -o nsdelegate cgroup2 /sys/fs/cgroup
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t tmpfs -o mode=1777 tmpfs /var/tmp
-hostname arena-guest
-ip link set lo up
 
 mkdir -p /run/arena-guest
 if ! mount -t 9p -o trans=virtio,version=9p2000.L,cache=none,msize=512000 \
@@ -36,6 +32,24 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L,cache=none,msize=512000 \
     log "cannot mount the shared directory"
     power_off
 fi
+
+# Empty temporary directories, as a fresh machine has; but a working
+# directory under them that run.sh named in `keep` (a checkout in /tmp)
+# stays as the host's root shows it: set aside, then moved back on top.
+keep=""
+if [ -s /run/arena-guest/keep ]; then
+    keep=$(cat /run/arena-guest/keep)
+    mkdir -p /run/arena-keep
+    mount --bind "$keep" /run/arena-keep || log "cannot keep $keep"
+fi
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=1777 tmpfs /var/tmp
+if [ -n "$keep" ]; then
+    mkdir -p "$keep"
+    mount --move /run/arena-keep "$keep" || log "cannot put $keep back"
+fi
+hostname arena-guest
+ip link set lo up
 
 # Offer every controller a pure v2 host has to the groups below the root, as
 # systemd does on such a host (Arena enables what it needs further down).
