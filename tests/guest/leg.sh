@@ -10,7 +10,7 @@
 # controller-less cgroup2 mount) it boots the QEMU guest of
 # tests/guest/run.sh, which runs the same suite on the same binaries. The
 # binaries are the debug builds `cargo test --workspace` just made; cargo
-# only locates them here (or builds what is missing).
+# only locates them here (or builds what is missing, with the same features).
 #
 # ARENA_GUEST_TIMEOUT (seconds, default 270) bounds the guest; the guest is
 # killed past it and the leg fails. Prints its wall time at the end.
@@ -18,31 +18,34 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 started=$SECONDS
 
-# The test binaries cargo built for sandbox/tests/cgroup_real.rs and
-# sandbox/tests/hostile.rs, by target name.
-binaries=$(cargo test --locked --quiet -p arena-sandbox --test cgroup_real --test hostile \
-    --no-run --message-format=json | python3 -c '
+# The binaries `cargo test --workspace` just built, by target name: the two
+# sandbox test binaries and `arena`. Asked of the same workspace-wide build,
+# so cargo finds them up to date instead of building a second `arena` with
+# another feature set.
+binaries=$(cargo test --workspace --locked --quiet --no-run --message-format=json | python3 -c '
 import json, sys
 for line in sys.stdin:
     message = json.loads(line)
     target = message.get("target", {})
-    if message.get("reason") == "compiler-artifact" and message.get("executable") \
-            and target.get("kind") == ["test"]:
+    if message.get("reason") != "compiler-artifact" or not message.get("executable"):
+        continue
+    # A binary is listed twice: itself, and its unit tests (profile "test").
+    testing = message.get("profile", {}).get("test")
+    if (target.get("kind") == ["test"]) or (target.get("kind") == ["bin"] and not testing):
         print(target["name"], message["executable"])
 ')
 binary_of() {
     local path
     path=$(awk -v name="$1" '$1 == name { print $2 }' <<< "$binaries")
     if [ -z "$path" ] || [ ! -x "$path" ]; then
-        echo "cgroup v2 leg: cargo built no test binary $1" >&2
+        echo "cgroup v2 leg: cargo built no binary $1" >&2
         exit 1
     fi
     echo "$path"
 }
 cgroup_real=$(binary_of cgroup_real)
 hostile=$(binary_of hostile)
-cargo build --locked --quiet -p arena-cli --bin arena
-arena="$PWD/target/debug/arena"
+arena=$(binary_of arena)
 echo "cgroup v2 leg: binaries ready after $((SECONDS - started)) s"
 
 status=0
