@@ -325,19 +325,12 @@ impl Coordinator {
     }
 
     pub async fn standings(&self, id: &str) -> Result<Standings> {
-        let spec = self.spec(id).await?;
-        let entrants: Vec<(EntrantId, String)> = spec
-            .entrants
-            .iter()
-            .map(|e| (e.id.clone(), e.name.clone()))
-            .collect();
-        let results = self.store.results(id).await?;
-        let byes = self.store.byes(id).await?;
+        let played = self.played(id).await?;
         Ok(standings::compute_by_side(
-            &entrants,
-            &results,
-            &byes,
-            &sides(&spec)?,
+            &played.entrants,
+            &played.results,
+            &played.byes,
+            &played.sides,
         )?)
     }
 
@@ -345,39 +338,68 @@ impl Coordinator {
     /// `(round, standings)` in round order (rounds 0-based): what the
     /// results and byes of that round and the ones before it give.
     pub async fn standings_by_round(&self, id: &str) -> Result<Vec<(u32, Standings)>> {
-        let spec = self.spec(id).await?;
-        let entrants: Vec<(EntrantId, String)> = spec
-            .entrants
-            .iter()
-            .map(|e| (e.id.clone(), e.name.clone()))
-            .collect();
-        let results = self.store.results(id).await?;
-        let byes = self.store.byes(id).await?;
-        let sides = sides(&spec)?;
-        let mut rounds: Vec<u32> = results.iter().map(|r| r.round).collect();
+        let played = self.played(id).await?;
+        let mut rounds: Vec<u32> = played.results.iter().map(|r| r.round).collect();
         rounds.sort_unstable();
         rounds.dedup();
-        let mut after = Vec::with_capacity(rounds.len());
-        for round in rounds {
-            let played: Vec<MatchRecord> = results
+        rounds
+            .into_iter()
+            .map(|round| Ok((round, played.standings_up_to(round)?)))
+            .collect()
+    }
+
+    /// What the standings of tournament `id` are computed from.
+    async fn played(&self, id: &str) -> Result<Played> {
+        let spec = self.spec(id).await?;
+        Ok(Played {
+            entrants: spec
+                .entrants
                 .iter()
-                .filter(|r| r.round <= round)
-                .cloned()
-                .collect();
-            let given: Vec<(u32, EntrantId)> =
-                byes.iter().filter(|(r, _)| *r <= round).cloned().collect();
-            after.push((
-                round,
-                standings::compute_by_side(&entrants, &played, &given, &sides)?,
-            ));
-        }
-        Ok(after)
+                .map(|e| (e.id.clone(), e.name.clone()))
+                .collect(),
+            results: self.store.results(id).await?,
+            byes: self.store.byes(id).await?,
+            sides: sides(&spec)?,
+        })
     }
 
     pub async fn cancel(&self, id: &str) -> Result<()> {
         self.spec(id).await?;
         self.store.cancel(id).await?;
         Ok(())
+    }
+}
+
+/// A tournament's entrants, results, byes and sides: what its standings are
+/// computed from.
+struct Played {
+    entrants: Vec<(EntrantId, String)>,
+    results: Vec<MatchRecord>,
+    byes: Vec<(u32, EntrantId)>,
+    sides: Sides,
+}
+
+impl Played {
+    /// The standings from the results and byes of rounds up to `round`.
+    fn standings_up_to(&self, round: u32) -> Result<Standings> {
+        let results: Vec<MatchRecord> = self
+            .results
+            .iter()
+            .filter(|r| r.round <= round)
+            .cloned()
+            .collect();
+        let byes: Vec<(u32, EntrantId)> = self
+            .byes
+            .iter()
+            .filter(|(r, _)| *r <= round)
+            .cloned()
+            .collect();
+        Ok(standings::compute_by_side(
+            &self.entrants,
+            &results,
+            &byes,
+            &self.sides,
+        )?)
     }
 }
 
