@@ -51,23 +51,26 @@ pub async fn download(
         ));
     };
     let coordinator = &state.coordinator;
-    let spec = coordinator
-        .store()
-        .tournament(id.as_str())
-        .await
-        .map_err(|e| WebError::Coordinator(e.into()))?
-        .ok_or_else(|| WebError::NotFound(format!("no tournament {}", id.as_str())))?;
+    let store_error =
+        |e| WebError::Coordinator(arena_coordinator::service::CoordinatorError::from(e));
     let text = match what {
+        // An unknown tournament is the coordinator's 404.
         Download::StandingsCsv => coordinator.standings(id.as_str()).await?.to_csv(),
         Download::StandingsJson => {
             format!("{}\n", coordinator.standings(id.as_str()).await?.to_json())
         }
         Download::ResultsCsv | Download::ResultsJson => {
+            let spec = coordinator
+                .store()
+                .tournament(id.as_str())
+                .await
+                .map_err(store_error)?
+                .ok_or_else(|| WebError::NotFound(format!("no tournament {}", id.as_str())))?;
             let results = coordinator
                 .store()
                 .results(id.as_str())
                 .await
-                .map_err(|e| WebError::Coordinator(e.into()))?;
+                .map_err(store_error)?;
             if matches!(what, Download::ResultsCsv) {
                 results_csv(&spec.entrants, &results)
             } else {

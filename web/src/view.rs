@@ -281,7 +281,7 @@ pub fn standing_fields(
     } else {
         row.forfeits
             .iter()
-            .map(|(kind, count)| format!("{} {count}", kind.as_str().replace('_', " ")))
+            .map(|(kind, count)| format!("{} {count}", forfeit_words(*kind)))
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -396,6 +396,16 @@ pub fn result_text(view: &TournamentView, record: &MatchRecord) -> String {
         reason_words(&record.reason),
         record.turns
     )
+}
+
+/// A seat's forfeit in words (`build_failed` reads "build failed"), or
+/// "—" for none.
+pub fn forfeit_text(forfeit: Option<arena_engine::Forfeit>) -> String {
+    forfeit.map_or_else(|| "—".to_owned(), forfeit_words)
+}
+
+fn forfeit_words(forfeit: arena_engine::Forfeit) -> String {
+    forfeit.as_str().replace('_', " ")
 }
 
 /// A match's end reason in words: `general_captured` reads "general

@@ -206,8 +206,7 @@ fn match_list(body: &mut String, view: &TournamentView, entrant: &str) {
                     s.malformed,
                     s.illegal()
                 ),
-                s.forfeit
-                    .map_or_else(|| "—".to_owned(), |f| f.as_str().replace('_', " ")),
+                view::forfeit_text(s.forfeit),
             ),
             _ => (String::new(), String::new(), String::new(), String::new()),
         };

@@ -242,9 +242,7 @@ fn placements(body: &mut String, view: &TournamentView, record: &MatchRecord) {
             esc(view.name_of(&result.entrant)),
             place(result.rank),
             num(result.score),
-            result
-                .forfeit
-                .map_or_else(|| "—".to_owned(), |f| f.as_str().replace('_', " ")),
+            crate::view::forfeit_text(result.forfeit),
             result.moves,
             result.timeouts,
             result.malformed,
