@@ -11,7 +11,7 @@ use std::time::Duration;
 use arena_coordinator::domain::Format;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
 use arena_coordinator::standings::{RESULTS_HEADER, Standings};
-use arena_coordinator::store::{Store, WorkerInfo};
+use arena_coordinator::store::Store;
 use arena_engine::{Rules, registry};
 use support::{EventReader, Fixture, NAMES, Server, WORKER, report};
 
@@ -42,19 +42,13 @@ async fn an_entrant_page_shows_its_standing_rounds_opponents_and_matches() {
     );
     // It finished behind each of the three others once.
     for other in &pairing.seats[..3] {
-        let row_start = page
-            .find(&format!("<tr data-opponent=\"{other}\">"))
-            .unwrap_or_else(|| panic!("a head-to-head row for {other}: {page}"));
-        let row = &page[row_start..row_start + page[row_start..].find("</tr>").unwrap()];
+        let row = row_of(&page, &format!("<tr data-opponent=\"{other}\">"));
         assert!(row.contains("<td data-field=\"ahead\">0</td>"), "{row}");
         assert!(row.contains("<td data-field=\"behind\">1</td>"), "{row}");
         assert!(row.contains(fixture.name_of(other)), "{row}");
     }
     // Its finished match: placed 4th, the reason in words, its faults.
-    let row_start = page
-        .find(&format!("<tr data-match=\"{}\">", fixture.done))
-        .expect("the finished match in its list");
-    let row = &page[row_start..row_start + page[row_start..].find("</tr>").unwrap()];
+    let row = row_of(&page, &format!("<tr data-match=\"{}\">", fixture.done));
     assert!(row.contains("<td data-field=\"place\">4th</td>"), "{row}");
     assert!(row.contains("turn cap · 150 turns"), "{row}");
     assert!(row.contains("3 timeouts"), "{row}");
@@ -207,14 +201,7 @@ async fn a_two_seat_round_robin_has_a_crosstable() {
     let names = ["ann", "ben", "cat"];
     let mut ids = Vec::new();
     for name in names {
-        let bytes = support::archive(name);
-        let id = arena_coordinator::submission_id(&bytes);
-        coordinator
-            .store()
-            .put_submission(&id, bytes)
-            .await
-            .unwrap();
-        ids.push(id);
+        ids.push(support::submit(&coordinator, name).await);
     }
     let entry = registry::find("generals").expect("generals is registered");
     let tournament = coordinator
@@ -241,19 +228,7 @@ async fn a_two_seat_round_robin_has_a_crosstable() {
         })
         .await
         .unwrap();
-    coordinator
-        .register_worker(WorkerInfo {
-            id: WORKER.into(),
-            cores: 2,
-            memory_mb: 2048,
-            environment_id: "env-test".into(),
-            cached: Vec::new(),
-            wasm_runtime: String::new(),
-            model_runtime: String::new(),
-            slots: 3,
-        })
-        .await
-        .unwrap();
+    support::register_worker(&coordinator).await;
     // Every match, seat 0 winning.
     let mut winners = Vec::new();
     while let Some(lease) = coordinator.lease(WORKER).await.unwrap() {
@@ -275,19 +250,13 @@ async fn a_two_seat_round_robin_has_a_crosstable() {
     assert!(page.contains("data-field=\"wdl\""), "{page}");
     let table = server.get(&format!("{base}/crosstable")).await.expect(200);
     for (winner, loser) in &winners {
-        let row_start = table
-            .find(&format!("<tr data-entrant=\"{winner}\">"))
-            .expect("a row per entrant");
-        let row = &table[row_start..row_start + table[row_start..].find("</tr>").unwrap()];
+        let row = row_of(&table, &format!("<tr data-entrant=\"{winner}\">"));
         assert!(
             row.contains(&format!("<td data-against=\"{loser}\" title=\"1 game(s)")),
             "{row}"
         );
         assert!(row.contains(">1</td>"), "{row}");
-        let row_start = table
-            .find(&format!("<tr data-entrant=\"{loser}\">"))
-            .unwrap();
-        let row = &table[row_start..row_start + table[row_start..].find("</tr>").unwrap()];
+        let row = row_of(&table, &format!("<tr data-entrant=\"{loser}\">"));
         assert!(
             row.contains(&format!("data-against=\"{winner}\" title=\"1 game(s)")),
             "{row}"
@@ -370,4 +339,12 @@ async fn live_snapshots_carry_row_order_round_progress_and_buttons() {
         .cloned()
         .unwrap();
     assert_eq!(round["fields"]["progress"], format!("2/{total} done"));
+}
+
+/// The `<tr …>` element that starts with `start` on `page`, up to its end.
+fn row_of<'a>(page: &'a str, start: &str) -> &'a str {
+    let at = page
+        .find(start)
+        .unwrap_or_else(|| panic!("no {start} on the page: {page}"));
+    &page[at..at + page[at..].find("</tr>").expect("the row ends")]
 }

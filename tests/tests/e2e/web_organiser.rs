@@ -23,7 +23,6 @@ use crate::support::browser::{Browser, screenshot_dir};
 use crate::support::redis::RedisServer;
 use crate::support::tournament::matches;
 use crate::support::wait::poll_until;
-use crate::web_pages::web_address;
 
 /// The simulated worker's id.
 const SIM: &str = "web-organiser-sim";
@@ -191,7 +190,7 @@ async fn organiser_pages_follow_results_and_ask_before_acting() {
     // A short lease, so a silent worker soon counts as gone.
     let coordinator = Coordinator::start_with(&redis, "127.0.0.1:0", 3, &["--http", "127.0.0.1:0"]);
     let url = coordinator.url();
-    let web = format!("http://{}", web_address(&coordinator));
+    let web = format!("http://{}", coordinator.web_address());
     let id = arena::create_tournament(&url, fixture.file());
     let tournament_page = format!("{web}/tournaments/{id}");
     let mut worker = SimWorker::register(&url).await;

@@ -14,7 +14,6 @@
 //! must not scroll sideways.
 //! Screenshots land in `web-screenshots/` of the Cargo target directory.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
@@ -369,23 +368,6 @@ impl Drop for HeldLease {
     }
 }
 
-/// The address `arena coordinator --http` serves its pages on, from the
-/// line it prints (the one with `http` and a socket address in it).
-pub(crate) fn web_address(coordinator: &Coordinator) -> SocketAddr {
-    let parse = |line: &str| {
-        line.split_whitespace()
-            .map(|word| word.trim_start_matches("http://").trim_end_matches('/'))
-            .find_map(|word| word.parse::<SocketAddr>().ok())
-    };
-    let line =
-        coordinator
-            .process
-            .wait_for_stdout("the web listener's address", arena::STARTUP, |line| {
-                line.to_ascii_lowercase().contains("http") && parse(line).is_some()
-            });
-    parse(&line).unwrap_or_else(|| panic!("{line:?} names no address"))
-}
-
 /// Wins, draws and losses of `entrant` (an entrant id) in `matches`, from
 /// the recorded ranks: a lower rank than the other seat's wins.
 fn record_of(entrant: &str, matches: &[MatchSummary]) -> (u32, u32, u32) {
@@ -444,7 +426,7 @@ async fn web_pages_in_headless_chromium() {
     let coordinator =
         Coordinator::start_with(&redis, "127.0.0.1:0", 30, &["--http", "127.0.0.1:0"]);
     let url = coordinator.url();
-    let web = format!("http://{}", web_address(&coordinator));
+    let web = format!("http://{}", coordinator.web_address());
 
     // The running tournament goes first, so its match is the one queued
     // when the holder leases; the real worker starts only after that.

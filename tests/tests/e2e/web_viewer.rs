@@ -35,7 +35,6 @@ mod frames;
 mod screens;
 mod words;
 
-use std::net::SocketAddr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -97,23 +96,6 @@ fn write_tournament(root: &Path) -> String {
     file.display().to_string()
 }
 
-/// The address `arena coordinator --http` serves its pages on, from the
-/// line it prints.
-fn web_address(coordinator: &Coordinator) -> SocketAddr {
-    let parse = |line: &str| {
-        line.split_whitespace()
-            .map(|word| word.trim_start_matches("http://").trim_end_matches('/'))
-            .find_map(|word| word.parse::<SocketAddr>().ok())
-    };
-    let line =
-        coordinator
-            .process
-            .wait_for_stdout("the web listener's address", arena::STARTUP, |line| {
-                line.to_ascii_lowercase().contains("http") && parse(line).is_some()
-            });
-    parse(&line).unwrap_or_else(|| panic!("{line:?} names no address"))
-}
-
 /// What the test expects, from the frames and the tournament.
 struct Expected {
     /// `http://host:port`.
@@ -138,7 +120,7 @@ async fn replay_viewer_on_a_match_page() {
     let coordinator =
         Coordinator::start_with(&redis, "127.0.0.1:0", 30, &["--http", "127.0.0.1:0"]);
     let url = coordinator.url();
-    let address = web_address(&coordinator);
+    let address = coordinator.web_address();
     let tournament = arena::create_tournament(&url, &file);
     let one_v_one =
         arena::create_tournament(&url, &ended_by_forfeit::write_tournament(root.path()));

@@ -38,7 +38,7 @@ pub fn sample_replay() -> Vec<u8> {
 
 /// A submission archive: one `run.sh` that names its bot (no worker
 /// builds it here; it only has to be a distinct upload).
-pub fn archive(name: &str) -> Vec<u8> {
+fn archive(name: &str) -> Vec<u8> {
     let script = format!("#!/bin/sh\nexec echo {name}\n");
     let mut header = tar::Header::new_gnu();
     header.set_entry_type(tar::EntryType::Regular);
@@ -69,14 +69,7 @@ impl Fixture {
         let coordinator = Coordinator::new(Store::memory(), CoordinatorConfig::default());
         let mut entrants = Vec::new();
         for name in NAMES {
-            let bytes = archive(name);
-            let id = arena_coordinator::submission_id(&bytes);
-            coordinator
-                .store()
-                .put_submission(&id, bytes)
-                .await
-                .expect("uploading a submission");
-            entrants.push(id);
+            entrants.push(submit(&coordinator, name).await);
         }
         let entry = registry::find("ants").expect("ants is registered");
         let tournament = coordinator
@@ -103,19 +96,7 @@ impl Fixture {
             })
             .await
             .expect("creating the tournament");
-        coordinator
-            .register_worker(WorkerInfo {
-                id: WORKER.into(),
-                cores: 2,
-                memory_mb: 2048,
-                environment_id: "env-test".into(),
-                cached: Vec::new(),
-                wasm_runtime: String::new(),
-                model_runtime: String::new(),
-                slots: 3,
-            })
-            .await
-            .expect("registering the worker");
+        register_worker(&coordinator).await;
         let first = coordinator
             .lease(WORKER)
             .await
@@ -159,6 +140,35 @@ impl Fixture {
     pub async fn serve(&self) -> Server {
         Server::start(Arc::clone(&self.coordinator)).await
     }
+}
+
+/// Uploads the submission [`archive`] makes for `name`; its id.
+pub async fn submit(coordinator: &Coordinator, name: &str) -> String {
+    let bytes = archive(name);
+    let id = arena_coordinator::submission_id(&bytes);
+    coordinator
+        .store()
+        .put_submission(&id, bytes)
+        .await
+        .expect("uploading a submission");
+    id
+}
+
+/// Registers the simulated worker [`WORKER`].
+pub async fn register_worker(coordinator: &Coordinator) {
+    coordinator
+        .register_worker(WorkerInfo {
+            id: WORKER.into(),
+            cores: 2,
+            memory_mb: 2048,
+            environment_id: "env-test".into(),
+            cached: Vec::new(),
+            wasm_runtime: String::new(),
+            model_runtime: String::new(),
+            slots: 3,
+        })
+        .await
+        .expect("registering the worker");
 }
 
 /// Reports `lease`'s match finished: seats ranked in seat order, with the

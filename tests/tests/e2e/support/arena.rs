@@ -166,6 +166,23 @@ impl Coordinator {
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
     }
+
+    /// The address a coordinator started with `--http` serves its pages
+    /// on, from the line it prints (the one with `http` and a socket
+    /// address in it).
+    pub fn web_address(&self) -> SocketAddr {
+        let parse = |line: &str| {
+            line.split_whitespace()
+                .map(|word| word.trim_start_matches("http://").trim_end_matches('/'))
+                .find_map(|word| word.parse::<SocketAddr>().ok())
+        };
+        let line = self
+            .process
+            .wait_for_stdout("the web listener's address", STARTUP, |line| {
+                line.to_ascii_lowercase().contains("http") && parse(line).is_some()
+            });
+        parse(&line).unwrap_or_else(|| panic!("{line:?} names no address"))
+    }
 }
 
 /// What a worker says it did when it drains.
