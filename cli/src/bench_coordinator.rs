@@ -55,7 +55,7 @@ use arena_coordinator::domain::Format;
 use arena_coordinator::grpc::Tokens;
 use arena_coordinator::server;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
-use arena_coordinator::store::{DISK_FILE_NAME, Store};
+use arena_coordinator::store::{DISK_FILE_NAME, LiveBoard, Store};
 use arena_engine::Rules;
 use arena_engine::registry;
 use arena_proto::v1::worker_client::WorkerClient;
@@ -448,6 +448,7 @@ async fn measure(plan: Plan, store: Store, probe: Probe<'_>) -> anyhow::Result<F
             teams: None,
             wasm_runtime: None,
             model_runtime: None,
+            live_board: LiveBoard::default(),
         })
         .await
         .context("creating the round robin")?;

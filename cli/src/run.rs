@@ -353,6 +353,7 @@ pub(crate) async fn create_tournament(
             teams: Some(file.teams.clone()),
             wasm_runtime: crate::distributed::wasm_runtime(file, None)?,
             model_runtime: crate::distributed::model_runtime(file, None),
+            live_board: file.live_board,
         })
         .await?)
 }

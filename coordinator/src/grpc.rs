@@ -144,6 +144,7 @@ impl Worker for WorkerService {
         Ok(Response::new(RegisterResponse {
             heartbeat_interval_ms: config.heartbeat_interval.as_millis() as u64,
             lease_ttl_ms: config.lease_ttl.as_millis() as u64,
+            progress_interval_ms: config.progress_interval.as_millis() as u64,
         }))
     }
 
@@ -165,6 +166,7 @@ impl Worker for WorkerService {
             .filter(|id| !lost.iter().any(|l| l == id))
             .collect();
         self.coordinator.record_progress(
+            &r.worker_id,
             r.progress
                 .into_iter()
                 .filter(|p| extended.contains(p.lease_id.as_str()))
@@ -247,6 +249,20 @@ impl Worker for WorkerService {
         Ok(Response::new(ReportFailureResponse {
             requeued: ended == Some(AttemptEnd::Requeued),
         }))
+    }
+
+    async fn report_progress(
+        &self,
+        request: Request<ProgressRequest>,
+    ) -> Result<Response<ProgressResponse>, Status> {
+        let r = request.into_inner();
+        self.coordinator.record_boards(
+            &r.worker_id,
+            r.progress
+                .into_iter()
+                .map(|p| (p.match_id, p.turn, p.board)),
+        );
+        Ok(Response::new(ProgressResponse {}))
     }
 }
 
@@ -427,6 +443,7 @@ impl Admin for AdminService {
                 teams: Some(file.teams),
                 wasm_runtime: file.wasm_runtime,
                 model_runtime: file.model_runtime,
+                live_board: file.live_board,
             })
             .await?;
         Ok(Response::new(CreateTournamentResponse {

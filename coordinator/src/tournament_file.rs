@@ -5,6 +5,8 @@
 //! game = "generals"          # the default; see `arena games`
 //! seats = 2                  # default: the game's first seat count
 //! seed = 42                  # base of every map seed
+//! live_board = "organisers"  # or "everyone": who watches a running
+//!                            # match's board on the web pages
 //!
 //! [format]
 //! kind = "round_robin"       # or "swiss", with `rounds = 5`
@@ -49,6 +51,7 @@ use arena_engine::registry::{self, LimitOverrides, Limits, RuleValue, RulesError
 use serde::{Deserialize, Serialize};
 
 use crate::domain::Format;
+use crate::store::LiveBoard;
 use crate::teams::{self, Sides, TeamError};
 
 /// A tournament file as written: checked for shape only. Absent keys stay
@@ -86,6 +89,9 @@ pub struct FileText {
     /// one of whoever creates the tournament (`arena tournament create`).
     #[serde(default)]
     pub model_runtime: Option<String>,
+    /// Who may watch a running match's board; absent: organisers only.
+    #[serde(default)]
+    pub live_board: LiveBoard,
     /// The field, in seeding order.
     pub bots: Vec<BotEntry>,
 }
@@ -124,6 +130,10 @@ pub struct TournamentFile {
     /// [`crate::model_graph`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_runtime: Option<String>,
+    /// Who may watch a running match's board on the web pages (see
+    /// [`LiveBoard`]); written out only when not the default.
+    #[serde(skip_serializing_if = "is_default_live_board")]
+    pub live_board: LiveBoard,
     /// Every option of the game, resolved.
     pub rules: Rules,
     /// The limits every match is played under, resolved; written out as
@@ -242,6 +252,7 @@ impl TournamentFile {
             environment: text.environment,
             wasm_runtime: text.wasm_runtime.filter(|r| !r.is_empty()),
             model_runtime: text.model_runtime.filter(|r| !r.is_empty()),
+            live_board: text.live_board,
             rules,
             limits,
             teams,
@@ -357,6 +368,10 @@ fn rule_values(table: &BTreeMap<String, toml::Value>) -> Result<Rules, RulesErro
     Ok(Rules(rules))
 }
 
+fn is_default_live_board(live_board: &LiveBoard) -> bool {
+    *live_board == LiveBoard::default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -403,6 +418,19 @@ path = "/abs/b"
     }
 
     #[test]
+    fn live_boards_are_for_organisers_unless_the_file_opens_them() {
+        let file = TournamentFile::parse(EXAMPLE).unwrap();
+        assert_eq!(file.live_board, LiveBoard::Organisers);
+        // The default is not written out, so older files keep their text.
+        assert!(!file.to_toml().unwrap().contains("live_board"));
+        let text = EXAMPLE.replace("seed = 7", "seed = 7\nlive_board = \"everyone\"");
+        let file = TournamentFile::parse(&text).unwrap();
+        assert_eq!(file.live_board, LiveBoard::Everyone);
+        let again = TournamentFile::parse(&file.to_toml().unwrap()).unwrap();
+        assert_eq!(again, file);
+    }
+
+    #[test]
     fn relative_bot_paths_follow_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.toml");
@@ -425,6 +453,10 @@ path = "/abs/b"
             (
                 &EXAMPLE.replace("seed = 7", "seed = 7\ngame = \"chess\""),
                 "unknown game \"chess\" (registered: generals",
+            ),
+            (
+                &EXAMPLE.replace("seed = 7", "seed = 7\nlive_board = \"players\""),
+                "unknown variant `players`, expected `organisers` or `everyone`",
             ),
         ] {
             let err = TournamentFile::parse(text).unwrap_err();

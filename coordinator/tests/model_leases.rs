@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use arena_coordinator::domain::Format;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
-use arena_coordinator::store::{Store, WorkerInfo, keys};
+use arena_coordinator::store::{LiveBoard, Store, WorkerInfo, keys};
 use arena_engine::registry::{self, ModelLimits, Rules};
 use support::redis::RedisServer;
 
@@ -130,6 +130,7 @@ fn tournament(field: &Field, models: bool, model_runtime: Option<&str>) -> NewTo
         teams: None,
         wasm_runtime: Some(WASM.into()),
         model_runtime: model_runtime.map(str::to_owned),
+        live_board: LiveBoard::default(),
     }
 }
 

@@ -16,7 +16,7 @@ use arena_coordinator::domain::{Format, MatchRecord, SeatResult};
 use arena_coordinator::grpc::Tokens;
 use arena_coordinator::server;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
-use arena_coordinator::store::{CompleteOutcome, Reported, Store, WorkerInfo};
+use arena_coordinator::store::{CompleteOutcome, LiveBoard, Reported, Store, WorkerInfo};
 use arena_engine::placement_points;
 use arena_engine::registry;
 
@@ -112,6 +112,7 @@ fn tournament(format: Format) -> NewTournament {
         teams: None,
         wasm_runtime: None,
         model_runtime: None,
+        live_board: LiveBoard::default(),
     }
 }
 

@@ -11,7 +11,9 @@ use std::sync::Arc;
 use arena_coordinator::attachments::{Attachments, Blobs};
 use arena_coordinator::grpc::Tokens;
 use arena_coordinator::server;
-use arena_coordinator::service::{Coordinator, CoordinatorConfig, Quarantine, now_ms};
+use arena_coordinator::service::{
+    Coordinator, CoordinatorConfig, MAX_BOARD_BYTES, Quarantine, now_ms,
+};
 use arena_coordinator::standings::Standings;
 use arena_coordinator::store::{Store, WorkerInfo};
 use arena_engine::placement_points;
@@ -20,9 +22,9 @@ use arena_proto::v1::admin_client::AdminClient;
 use arena_proto::v1::worker_client::WorkerClient;
 use arena_proto::v1::{
     CreateTournamentRequest, Forfeit, HeartbeatRequest, LeaseProgress, LeaseRequest, LeasedMatch,
-    MatchSummary, MatchesRequest, RegisterRequest, ReleaseWorkerRequest, ReportFailureRequest,
-    ReportOutcome, ReportResultRequest, RequeueRequest, SeatResult, StandingsRequest,
-    StatusRequest, UploadSubmissionRequest, WorkersRequest,
+    MatchSummary, MatchesRequest, ProgressRequest, RegisterRequest, ReleaseWorkerRequest,
+    ReportFailureRequest, ReportOutcome, ReportResultRequest, RequeueRequest, SeatResult,
+    StandingsRequest, StatusRequest, UploadSubmissionRequest, WorkersRequest,
 };
 use tonic::transport::Channel;
 use tonic::{Code, Request, Status};
@@ -777,6 +779,7 @@ async fn heartbeats_say_how_far_a_running_match_has_got() {
             lease_id,
             match_id: leased.match_id.clone(),
             turn,
+            ..LeaseProgress::default()
         }],
         ..HeartbeatRequest::default()
     };
@@ -800,6 +803,69 @@ async fn heartbeats_say_how_far_a_running_match_has_got() {
     // A finished match has no progress, only a result.
     assert_accepted(&served, report(&leased, &[0, 1])).await;
     assert_eq!(served.coordinator.progress(&leased.match_id), None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn boards_are_taken_only_from_the_worker_whose_heartbeat_extended_the_lease() {
+    let served = serve().await;
+    let hashes = served.submissions(&["a", "b"]).await;
+    let leased = create_and_lease(&served, tournament_toml("generals", "", &hashes)).await;
+    let mut worker = served.worker().await;
+    let board = |worker_id: &str, turn: u32, board: &[u8]| ProgressRequest {
+        worker_id: worker_id.into(),
+        progress: vec![LeaseProgress {
+            lease_id: leased.lease_id.clone(),
+            match_id: leased.match_id.clone(),
+            turn,
+            board: board.to_vec(),
+        }],
+    };
+    let live = || served.coordinator.live_match(&leased.match_id);
+    // Before any heartbeat the coordinator cannot tell whose match it is.
+    worker
+        .report_progress(authed(board("w", 5, b"{\"turn\":5}")))
+        .await
+        .unwrap();
+    assert_eq!(live(), None);
+    worker
+        .heartbeat(authed(HeartbeatRequest {
+            worker_id: "w".into(),
+            lease_ids: vec![leased.lease_id.clone()],
+            progress: vec![LeaseProgress {
+                lease_id: leased.lease_id.clone(),
+                match_id: leased.match_id.clone(),
+                turn: 3,
+                ..LeaseProgress::default()
+            }],
+            ..HeartbeatRequest::default()
+        }))
+        .await
+        .unwrap();
+    assert_eq!(live().map(|l| (l.turn, l.board)), Some((3, None)));
+    worker
+        .report_progress(authed(board("w", 12, b"{\"turn\":12}")))
+        .await
+        .unwrap();
+    let shown = live().expect("the worker's match is live");
+    assert_eq!(shown.turn, 12);
+    assert_eq!(shown.board.as_deref(), Some(&b"{\"turn\":12}"[..]));
+    // Another worker's board, an older one and an oversized one are dropped.
+    for (worker_id, turn, bytes) in [
+        ("x", 30, b"{\"turn\":30}".to_vec()),
+        ("w", 11, b"{\"turn\":11}".to_vec()),
+        ("w", 40, vec![b' '; MAX_BOARD_BYTES + 1]),
+    ] {
+        worker
+            .report_progress(authed(board(worker_id, turn, &bytes)))
+            .await
+            .unwrap();
+    }
+    let shown = live().unwrap();
+    assert_eq!(shown.board.as_deref(), Some(&b"{\"turn\":12}"[..]));
+    // The oversized board still said how far the match has got.
+    assert_eq!(shown.turn, 40);
+    assert_accepted(&served, report(&leased, &[0, 1])).await;
+    assert_eq!(live(), None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use arena_coordinator::domain::{Format, MatchRecord, Pairing, SeatResult, baseline_id};
 use arena_coordinator::store::{
     AttemptEnd, AttemptFailure, CompleteOutcome, DEFAULT_MAX_ATTEMPTS, Entrant, ExpiredLease,
-    FailedLease, Lease, LeaseGrant, MatchInfo, MatchState, QuarantineRule, Reported,
+    FailedLease, Lease, LeaseGrant, LiveBoard, MatchInfo, MatchState, QuarantineRule, Reported,
     ScheduledMatch, Status, Store, StoreError, TournamentSpec, WorkerInfo, keys,
 };
 use arena_engine::registry::{Limits, RuleValue, Rules};
@@ -257,6 +257,8 @@ fn spec(id: &str) -> TournamentSpec {
         model_entrants: Vec::new(),
         wasm_runtime: None,
         model_runtime: None,
+        // Not the default, so a backend that drops it is caught.
+        live_board: LiveBoard::Everyone,
         // Above 2^53, to catch any backend that passes seeds through a double.
         base_seed: u64::MAX - 7,
         entrants: ["a", "b", "c", "d"]

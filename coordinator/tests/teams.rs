@@ -14,7 +14,7 @@ use arena_coordinator::schedule::{
 };
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament, tournament_id};
 use arena_coordinator::standings::{self, Standings, StandingsError};
-use arena_coordinator::store::{Store, TournamentSpec, WorkerInfo};
+use arena_coordinator::store::{LiveBoard, Store, TournamentSpec, WorkerInfo};
 use arena_coordinator::teams::{Sides, TeamError};
 use arena_coordinator::tournament_file::TournamentFile;
 use arena_engine::registry::{self, RuleValue, Rules};
@@ -410,6 +410,7 @@ fn new_2v2() -> NewTournament {
         teams: Some(TWO_V_TWO.to_vec()),
         wasm_runtime: None,
         model_runtime: None,
+        live_board: LiveBoard::default(),
     }
 }
 
@@ -450,6 +451,7 @@ fn a_spec_stored_before_teams_loads_without_them() {
         model_entrants: Vec::new(),
         wasm_runtime: None,
         model_runtime: None,
+        live_board: LiveBoard::default(),
     };
     let json = serde_json::to_string(&spec).unwrap();
     assert!(!json.contains("teams"), "no layout, no key: {json}");

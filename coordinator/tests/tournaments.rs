@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use arena_coordinator::domain::Format;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament, tournament_id};
-use arena_coordinator::store::Store;
+use arena_coordinator::store::{LiveBoard, Store};
 use arena_coordinator::tournament_file::TournamentFile;
 use arena_engine::registry::{self, RuleValue, Rules};
 
@@ -164,6 +164,7 @@ fn new_tournament() -> NewTournament {
         teams: None,
         wasm_runtime: None,
         model_runtime: None,
+        live_board: LiveBoard::default(),
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use arena_coordinator::domain::Format;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
-use arena_coordinator::store::{Store, WorkerInfo, keys};
+use arena_coordinator::store::{LiveBoard, Store, WorkerInfo, keys};
 use arena_engine::registry::{self, Rules};
 use support::redis::RedisServer;
 
@@ -99,6 +99,7 @@ fn tournament(game: &str, field: &Field, wasm_runtime: Option<&str>) -> NewTourn
         teams: None,
         wasm_runtime: wasm_runtime.map(str::to_owned),
         model_runtime: None,
+        live_board: LiveBoard::default(),
     }
 }
 

@@ -50,6 +50,10 @@ pub trait Match: Send {
     fn seat_stats(&self, seat: Seat) -> Vec<(&'static str, u64)>;
     /// The replay so far, as the JSON document `arena replay` reads.
     fn replay_json(&self, seed: u64) -> Result<Vec<u8>, ReplayError>;
+    /// The match as it stands, for a live view: `{"game", "turn", "state",
+    /// "forfeits": [{"seat", "turn", "reason"}], "faults": [count per seat]}`,
+    /// with `state` as a turn line of `arena replay dump` writes it.
+    fn live_json(&self) -> serde_json::Value;
 }
 
 /// A [`Game`] being played, with its record.
@@ -212,5 +216,31 @@ impl<G: Game> Match for Session<G> {
             &self.game,
         );
         serde_json::to_vec(&replay).map_err(ReplayError::Serialize)
+    }
+
+    fn live_json(&self) -> serde_json::Value {
+        let forfeits: Vec<_> = self
+            .forfeits
+            .iter()
+            .enumerate()
+            .filter_map(|(seat, f)| {
+                f.map(|f| serde_json::json!({"seat": seat, "turn": f.turn, "reason": f.reason}))
+            })
+            .collect();
+        let mut faults = vec![0u64; self.forfeits.len()];
+        for record in &self.turns {
+            for (seat, fault) in record.faults.iter().enumerate() {
+                if let (Some(count), Some(_)) = (faults.get_mut(seat), fault) {
+                    *count += 1;
+                }
+            }
+        }
+        serde_json::json!({
+            "game": self.name(),
+            "turn": self.turn(),
+            "state": self.game.dump_state(),
+            "forfeits": forfeits,
+            "faults": faults,
+        })
     }
 }

@@ -7,7 +7,7 @@
 //! module each: the tournament list, a tournament, a match, the workers,
 //! the login form), the organiser's POST actions in `actions`, the bot
 //! logs in `logs`, replays and their dumped frames in `frames`, live
-//! updates in `live`, the embedded static files in `assets`. `view` reads
+//! updates in `live` (a running match's board in `live_match`), the embedded static files in `assets`. `view` reads
 //! what the pages show from the coordinator and formats each changing cell
 //! once, for the HTML and for the live snapshots alike; `html` escapes and
 //! lays pages out; `ids` checks ids from URLs before any store lookup;
@@ -31,6 +31,7 @@
 //! | `GET /tournaments/{id}/entrants/{entrant}`, `/crosstable` (two-seat round robins) | everyone |
 //! | `GET /tournaments/{id}/standings.csv`, `standings.json`, `results.csv`, `results.json` | everyone |
 //! | `GET /matches/{id}` | everyone (rejudge button: admin; logs: see below) |
+//! | `GET /matches/{id}/live` a running match's stream | everyone; its board: admin, or everyone if the tournament says `live_board = "everyone"` |
 //! | `GET /matches/{id}/frames.json`, `/replay.json` | everyone |
 //! | `GET /matches/{id}/logs/{seat}` | admin, or the entrant who played the seat; others 403 |
 //! | `GET /workers` | everyone |
@@ -83,6 +84,7 @@ mod frames;
 mod html;
 mod ids;
 mod live;
+mod live_match;
 mod logs;
 mod pages;
 mod source;
@@ -185,6 +187,7 @@ fn build(coordinator: Arc<Coordinator>, options: WebOptions) -> (Router, Arc<wat
         )
         .route("/tournaments/{id}/{file}", get(downloads::download))
         .route("/matches/{id}", get(pages::match_page::match_page))
+        .route("/matches/{id}/live", get(live_match::match_events))
         .route("/matches/{id}/frames.json", get(frames::frames_json))
         .route("/matches/{id}/replay.json", get(frames::replay_json))
         .route("/matches/{id}/logs/{seat}", get(logs::seat_log))

@@ -38,7 +38,7 @@ use crate::view::LiveItem;
 pub const POLL_INTERVAL: Duration = Duration::from_millis(500);
 
 /// How often an idle stream writes a comment.
-const KEEP_ALIVE: Duration = Duration::from_secs(10);
+pub(crate) const KEEP_ALIVE: Duration = Duration::from_secs(10);
 
 /// Live streams open at once, in all, by default.
 pub const MAX_STREAMS: usize = 512;
@@ -77,7 +77,7 @@ impl StreamSlots {
     }
 
     /// A place for one more stream from `client`, or why there is none.
-    fn take(self: &Arc<Self>, client: Option<IpAddr>) -> WebResult<StreamSlot> {
+    pub(crate) fn take(self: &Arc<Self>, client: Option<IpAddr>) -> WebResult<StreamSlot> {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         let (total, clients) = &mut *open;
         if *total >= self.max {
@@ -127,7 +127,7 @@ pub(crate) struct Snapshots {
 }
 
 /// The client's address, when the server knows it.
-fn client_of(extensions: &Extensions) -> Option<IpAddr> {
+pub(crate) fn client_of(extensions: &Extensions) -> Option<IpAddr> {
     extensions
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(addr)| addr.ip())
@@ -188,6 +188,22 @@ async fn read_snapshot(state: &AppState, topic: &Topic) -> Option<String> {
     }
 }
 
+/// Waits for a stream's next poll: at once the first time (`first` is
+/// then cleared), a [`POLL_INTERVAL`] after that. `false` at shutdown (or
+/// with the server gone): the stream ends.
+pub(crate) async fn next_poll(first: &mut bool, stop: &mut watch::Receiver<bool>) -> bool {
+    if *stop.borrow() {
+        return false;
+    }
+    if !std::mem::take(first) {
+        tokio::select! {
+            _ = tokio::time::sleep(POLL_INTERVAL) => {}
+            _ = stop.changed() => return false,
+        }
+    }
+    true
+}
+
 fn events(
     state: AppState,
     topic: Topic,
@@ -217,17 +233,9 @@ fn events(
     };
     let stream = stream::unfold(start, |mut poll| async move {
         loop {
-            if *poll.stop.borrow() {
+            if !next_poll(&mut poll.first, &mut poll.stop).await {
                 return None;
             }
-            if !poll.first {
-                tokio::select! {
-                    _ = tokio::time::sleep(POLL_INTERVAL) => {}
-                    // Shutdown (or the server gone): end the stream.
-                    _ = poll.stop.changed() => return None,
-                }
-            }
-            poll.first = false;
             let Some(json) = snapshot(&poll.state, &poll.topic).await else {
                 continue;
             };

@@ -1,12 +1,12 @@
 //! The coordinator calls that serve the pages beyond the store's own
 //! reads: replays and seat logs (kept in the blob store behind each
-//! result), entrant tokens, running-match progress, rejudging, and which
+//! result), entrant tokens, running matches' turns and boards, rejudging, and which
 //! worker played a record. One place, so the rest of the crate reads them
 //! through one small interface.
 
 use arena_coordinator::attachments::{Attachments, Slot};
 use arena_coordinator::domain::MatchRecord;
-use arena_coordinator::service::{Coordinator, CoordinatorError};
+use arena_coordinator::service::{Coordinator, CoordinatorError, LiveMatch};
 
 /// The raw replay file of a finished match.
 pub async fn replay(
@@ -53,6 +53,11 @@ pub async fn entrant_of_token(
 /// The turn a running match has reached, from its worker's heartbeats.
 pub fn progress(coordinator: &Coordinator, match_id: &str) -> Option<u32> {
     coordinator.progress(match_id)
+}
+
+/// A running match as its worker last reported it: its turn and board.
+pub fn live_match(coordinator: &Coordinator, match_id: &str) -> Option<LiveMatch> {
+    coordinator.live_match(match_id)
 }
 
 /// Requeues a finished match; its result stands until the new one lands.

@@ -11,7 +11,7 @@ use std::time::Duration;
 use arena_coordinator::domain::Format;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
 use arena_coordinator::standings::{RESULTS_HEADER, Standings};
-use arena_coordinator::store::Store;
+use arena_coordinator::store::{LiveBoard, Store};
 use arena_engine::{Rules, registry};
 use support::{EventReader, Fixture, NAMES, Server, WORKER, report};
 
@@ -225,6 +225,7 @@ async fn a_two_seat_round_robin_has_a_crosstable() {
             teams: None,
             wasm_runtime: None,
             model_runtime: None,
+            live_board: LiveBoard::default(),
         })
         .await
         .unwrap();

@@ -6,6 +6,8 @@ mod support;
 
 use std::time::Duration;
 
+use arena_coordinator::store::LiveBoard;
+
 use support::{ADMIN_TOKEN, EventReader, Fixture, NAMES, WORKER, report, snapshot_fields};
 
 const ADMIN: (&str, &str) = ("authorization", "Bearer admin-secret-token");
@@ -105,7 +107,7 @@ async fn the_tournament_page_shows_standings_and_matches() {
     // The worker's heartbeats report the turn it has reached.
     fixture
         .coordinator
-        .record_progress([(fixture.running.lease.match_id.clone(), 42)]);
+        .record_progress(WORKER, [(fixture.running.lease.match_id.clone(), 42)]);
     let page = server
         .get(&format!("/tournaments/{}", fixture.tournament))
         .await
@@ -189,18 +191,132 @@ async fn the_match_page_shows_placements_the_viewer_and_the_replay() {
         .expect(200);
     assert!(!running.contains("id=\"viewer\""));
     assert!(running.contains(&format!("<dt>Worker</dt><dd>{WORKER}</dd>")));
-    assert!(!running.contains("<dt>Turn</dt>"));
+    assert!(
+        running.contains("<dt>Turn</dt><dd data-live-turn>not reported yet</dd>"),
+        "{running}"
+    );
     fixture
         .coordinator
-        .record_progress([(fixture.running.lease.match_id.clone(), 7)]);
+        .record_progress(WORKER, [(fixture.running.lease.match_id.clone(), 7)]);
     let running = server
         .get(&format!("/matches/{}", fixture.running.lease.match_id))
         .await
         .expect(200);
-    assert!(running.contains("<dt>Turn</dt><dd>7</dd>"), "{running}");
+    assert!(
+        running.contains("<dt>Turn</dt><dd data-live-turn>7</dd>"),
+        "{running}"
+    );
     // The finished match's page names the worker that played it.
     assert!(page.contains(&format!("<dt>Worker</dt><dd>{WORKER}</dd>")));
     assert!(running.contains("running"));
+}
+
+/// The engine's live view of a fresh match of the fixture's game after
+/// `steps` steps with every seat's fallback, as a worker reports it.
+fn live_board(steps: u32) -> Vec<u8> {
+    let entry = arena_engine::registry::find("ants").unwrap();
+    let mut game = entry.create(7, 4, &arena_engine::Rules::default()).unwrap();
+    for _ in 0..steps {
+        for seat in 0..4 {
+            if game.is_due(seat) {
+                game.offer_fallback(seat, None);
+            }
+        }
+        assert!(game.step().is_none());
+    }
+    serde_json::to_vec(&game.live_json()).unwrap()
+}
+
+#[tokio::test]
+async fn a_running_match_streams_its_turns_to_everyone_and_its_board_to_organisers() {
+    let fixture = Fixture::new().await;
+    let server = fixture.serve().await;
+    let id = fixture.running.lease.match_id.clone();
+    let path = format!("/matches/{id}");
+
+    // The public page follows the match but shows no board; the
+    // organiser's has the viewer in live mode.
+    let public = server.get(&path).await.expect(200);
+    assert!(public.contains("data-match-live="), "{public}");
+    assert!(public.contains("<script type=\"module\" src=\"/assets/live-match.js\">"));
+    assert!(public.contains("data-live-board=\"hidden\""), "{public}");
+    assert!(!public.contains("id=\"viewer\""), "{public}");
+    let organiser = server.get_with(&path, &[ADMIN]).await.expect(200);
+    assert!(organiser.contains("data-live=\"true\""), "{organiser}");
+    assert!(!organiser.contains("data-live-board=\"hidden\""));
+
+    let open = async |headers: &[(&str, &str)]| {
+        let response = server
+            .open("GET", &format!("{path}/live"), headers, Vec::new())
+            .await;
+        assert_eq!(response.status(), 200);
+        EventReader::new(response)
+    };
+    let mut public = open(&[]).await;
+    let mut organiser = open(&[ADMIN]).await;
+    let within = Duration::from_secs(10);
+
+    // A heartbeat's turn, then a board: everyone sees the turn, only the
+    // organiser the board, exactly as the worker sent it.
+    fixture
+        .coordinator
+        .record_progress(WORKER, [(id.clone(), 3)]);
+    let turn = |n: u32| ("turn".to_owned(), serde_json::json!({ "turn": n }));
+    assert_eq!(public.next_event(within).await, turn(3));
+    assert_eq!(organiser.next_event(within).await, turn(3));
+    let board = live_board(6);
+    let taken = fixture
+        .coordinator
+        .record_boards(WORKER, [(id.clone(), 6, board.clone())]);
+    assert_eq!(taken, 1);
+    assert_eq!(public.next_event(within).await, turn(6));
+    let (name, data) = organiser.next_event(within).await;
+    assert_eq!(name, "board");
+    assert_eq!(data["turn"], 6);
+    let sent: serde_json::Value = serde_json::from_slice(&board).unwrap();
+    assert_eq!(data["board"], sent);
+    assert_eq!(
+        (sent["game"].as_str(), sent["turn"].as_u64()),
+        (Some("ants"), Some(6))
+    );
+
+    // The result lands: both streams say so and end.
+    report(&fixture.coordinator, &fixture.running).await;
+    for stream in [&mut public, &mut organiser] {
+        assert_eq!(stream.next_event(within).await.0, "ended");
+        assert!(stream.ends_within(within).await, "the stream ends");
+    }
+}
+
+#[tokio::test]
+async fn a_tournament_may_show_running_boards_to_everyone() {
+    let fixture = Fixture::with_live_board(LiveBoard::Everyone).await;
+    let server = fixture.serve().await;
+    let id = fixture.running.lease.match_id.clone();
+    let page = server.get(&format!("/matches/{id}")).await.expect(200);
+    assert!(page.contains("data-live=\"true\""), "{page}");
+    fixture
+        .coordinator
+        .record_progress(WORKER, [(id.clone(), 1)]);
+    fixture
+        .coordinator
+        .record_boards(WORKER, [(id.clone(), 2, live_board(2))]);
+    let response = server
+        .open("GET", &format!("/matches/{id}/live"), &[], Vec::new())
+        .await;
+    let (name, data) = EventReader::new(response)
+        .next_event(Duration::from_secs(10))
+        .await;
+    assert_eq!(
+        (name.as_str(), &data["turn"]),
+        ("board", &serde_json::json!(2))
+    );
+    // A finished match has no stream to follow.
+    let done = server
+        .get(&format!("/matches/{}", fixture.done))
+        .await
+        .expect(200);
+    assert!(!done.contains("data-match-live"), "{done}");
 }
 
 #[tokio::test]
@@ -843,7 +959,9 @@ async fn live_updates_send_a_snapshot_and_then_each_change() {
     assert!(summary["matches"].as_str().unwrap().starts_with("1/"));
 
     // A turn reached is a change of its own.
-    fixture.coordinator.record_progress([(running.clone(), 12)]);
+    fixture
+        .coordinator
+        .record_progress(WORKER, [(running.clone(), 12)]);
     events
         .snapshot_until(Duration::from_secs(10), |snapshot| {
             snapshot_fields(snapshot, "match", &running).is_some_and(|f| f["turn"] == "turn 12")

@@ -16,7 +16,8 @@
 //! the seam between the runner and whatever starts bot processes
 //! ([`plain_launcher`] runs them as plain child processes, [`sandboxed`] confines
 //! them; [`programs`] reads which programs a `run.sh` starts). [`report`] is
-//! the result document, [`replay`] reads and writes replay files.
+//! the result document, [`replay`] reads and writes replay files, and
+//! [`progress`] is where a running match publishes its turn and board.
 //! [`daemon`] is the worker that leases matches from a coordinator,
 //! fetching [`submission`]s, playing each through a [`leased`] launcher,
 //! resending reports by the [`delivery`] policy and exporting [`metrics`].
@@ -31,6 +32,7 @@ pub mod lines;
 pub mod metrics;
 pub mod plain_launcher;
 pub mod programs;
+pub mod progress;
 pub mod referee;
 pub mod replay;
 pub mod report;

@@ -8,7 +8,6 @@
 //! the round trip to a few microseconds) followed by `poll` up to the
 //! earliest deadline.
 
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use arena_engine::{FaultCounts, FaultKind, Forfeit, Match, Outcome};
@@ -164,7 +163,10 @@ impl Referee<'_> {
             self.settle_turn();
             let outcome = self.game.step();
             if let Some(progress) = &self.config.progress {
-                progress.store(self.game.turn(), Ordering::Relaxed);
+                let game = &self.game;
+                progress.publish(game.turn(), || {
+                    serde_json::to_vec(&game.live_json()).unwrap_or_default()
+                });
             }
             if let Some(reason) = self.game.invariant_violation() {
                 return Err(RunnerError::Engine {

@@ -5,12 +5,12 @@
 //! and starts the seats.
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicU32;
 use std::time::Duration;
 
 use arena_engine::registry::{FuelLimits, Limits, ModelLimits};
 
 use crate::launcher::{BotSpec, LaunchError};
+use crate::progress::Progress;
 use crate::report::MatchReport;
 use crate::seat::model::ModelSupport;
 use crate::seat::wasm::WasmSupport;
@@ -44,8 +44,9 @@ pub struct RunnerConfig {
     /// How this runner plays model-graph seats; `None` when it cannot.
     pub models: Option<Arc<ModelSupport>>,
     /// Where the runner publishes the turns played so far, for whoever
-    /// reports a running match's progress (the worker's heartbeats).
-    pub progress: Option<Arc<AtomicU32>>,
+    /// reports a running match's progress (the worker's heartbeats and
+    /// progress reports).
+    pub progress: Option<Arc<Progress>>,
 }
 
 impl RunnerConfig {
@@ -80,8 +81,8 @@ impl RunnerConfig {
         self
     }
 
-    /// The same, publishing the turns played into `progress`.
-    pub fn with_progress(mut self, progress: Arc<AtomicU32>) -> Self {
+    /// The same, publishing the turns played and the board into `progress`.
+    pub fn with_progress(mut self, progress: Arc<Progress>) -> Self {
         self.progress = Some(progress);
         self
     }

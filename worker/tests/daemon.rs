@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use arena_proto::v1::worker_server::{Worker, WorkerServer};
 use arena_proto::v1::{
     FetchSubmissionRequest, Forfeit as WireForfeit, HeartbeatRequest, HeartbeatResponse,
-    LeaseRequest, LeaseResponse, LeasedMatch, RegisterRequest, RegisterResponse,
-    ReportFailureRequest, ReportFailureResponse, ReportOutcome, ReportResultRequest,
-    ReportResultResponse, Seat, SubmissionChunk,
+    LeaseRequest, LeaseResponse, LeasedMatch, ProgressRequest, ProgressResponse, RegisterRequest,
+    RegisterResponse, ReportFailureRequest, ReportFailureResponse, ReportOutcome,
+    ReportResultRequest, ReportResultResponse, Seat, SubmissionChunk,
 };
 use arena_sandbox::cpus::CoreAllocator;
 use arena_sandbox::{Limits, RuntimeEnv, Sandbox, SandboxConfig};
@@ -49,6 +49,7 @@ struct Script {
     result_calls: AtomicU32,
     results: Mutex<Vec<ReportResultRequest>>,
     failures: Mutex<Vec<ReportFailureRequest>>,
+    progress: Mutex<Vec<ProgressRequest>>,
 }
 
 #[derive(Clone)]
@@ -63,6 +64,7 @@ impl Worker for Fake {
         Ok(Response::new(RegisterResponse {
             heartbeat_interval_ms: 50,
             lease_ttl_ms: 60_000,
+            progress_interval_ms: 50,
         }))
     }
 
@@ -129,6 +131,14 @@ impl Worker for Fake {
     ) -> Result<Response<ReportFailureResponse>, Status> {
         self.0.failures.lock().unwrap().push(request.into_inner());
         Ok(Response::new(ReportFailureResponse { requeued: true }))
+    }
+
+    async fn report_progress(
+        &self,
+        request: Request<ProgressRequest>,
+    ) -> Result<Response<ProgressResponse>, Status> {
+        self.0.progress.lock().unwrap().push(request.into_inner());
+        Ok(Response::new(ProgressResponse {}))
     }
 }
 
@@ -281,6 +291,62 @@ async fn a_result_refused_as_unavailable_is_resent_until_accepted() {
     assert_eq!(results[0].match_id, "m-retry");
     assert_eq!(summary.accepted, 1, "{summary:?}");
     assert!(script.failures.lock().unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_match_reports_its_board_as_the_engine_sees_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let (a, archive_a) = random_bot();
+    // Never answers: each of its turns waits out the move time until it
+    // has faulted out, so the match runs for a second or more.
+    let sleeper = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bots/test/sleeper");
+    let archive_b = submission::pack(&sleeper).unwrap();
+    let b = submission::archive_id(&archive_b);
+    let mut lease = leased("live", &[&a, &b], 2000);
+    lease.move_ms = 20;
+    let script = Arc::new(Script {
+        leases: Mutex::new([lease].into()),
+        archives: [(a, archive_a), (b, archive_b)].into(),
+        ..Script::default()
+    });
+    run_worker(
+        Arc::clone(&script),
+        plain(),
+        cache.path(),
+        |s| !s.results.lock().unwrap().is_empty(),
+        Duration::from_secs(60),
+    )
+    .await;
+    let reports = script.progress.lock().unwrap();
+    let boards: Vec<(u32, serde_json::Value)> = reports
+        .iter()
+        .inspect(|r| assert_eq!(r.worker_id, "w-test"))
+        .flat_map(|r| &r.progress)
+        .map(|p| {
+            assert_eq!(
+                (p.lease_id.as_str(), p.match_id.as_str()),
+                ("lease-live", "m-live")
+            );
+            (
+                p.turn,
+                serde_json::from_slice(&p.board).expect("a board is JSON"),
+            )
+        })
+        .collect();
+    assert!(boards.len() >= 2, "{} boards", boards.len());
+    let turns: Vec<u32> = boards.iter().map(|(turn, _)| *turn).collect();
+    assert!(turns.is_sorted() && turns[0] > 0, "{turns:?}");
+    let result_turns = script.results.lock().unwrap()[0].turns;
+    for (turn, board) in &boards {
+        assert!(*turn <= result_turns, "{turn} > {result_turns}");
+        assert_eq!(board["game"], GENERALS, "{board}");
+        assert_eq!(board["turn"], *turn, "{board}");
+        assert!(board["state"].is_object(), "{board}");
+        assert_eq!(board["faults"].as_array().map(Vec::len), Some(2), "{board}");
+    }
+    // The sleeper's timeouts are counted as the match goes.
+    let (_, last) = boards.last().unwrap();
+    assert!(last["faults"][1].as_u64() > Some(0), "{last}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

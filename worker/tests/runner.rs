@@ -485,7 +485,7 @@ fn gone(pid: i32) -> bool {
 
 #[test]
 fn the_runner_publishes_the_turns_played_as_it_goes() {
-    let progress = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let progress = std::sync::Arc::new(arena_worker::progress::Progress::default());
     let config = config().with_progress(std::sync::Arc::clone(&progress));
     let out = play(
         test_bot("random"),
@@ -496,7 +496,7 @@ fn the_runner_publishes_the_turns_played_as_it_goes() {
     let turns = out.report.turns;
     assert!(turns > 0);
     assert_eq!(
-        progress.load(std::sync::atomic::Ordering::Relaxed),
+        progress.turn(),
         turns,
         "the last turn played is the last one published"
     );

@@ -1,12 +1,12 @@
 //! What the web pages read besides the store: a finished match's replay
-//! and bot logs (through the blob store), entrant tokens, the live turn of
-//! running matches, and the organiser's rejudge.
+//! and bot logs (through the blob store), entrant tokens, and the organiser's
+//! rejudge.
 
 use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
-use super::{Coordinator, CoordinatorError, Result, lock_progress};
+use super::{Coordinator, CoordinatorError, Result};
 use crate::attachments::{Attachments, Slot};
 use crate::domain::EntrantId;
 
@@ -61,24 +61,6 @@ impl Coordinator {
             return Ok(None);
         }
         Ok(self.store.entrant_token(&token_digest(token)).await?)
-    }
-
-    /// The turn a running match has reached, as its worker last said.
-    pub fn progress(&self, match_id: &str) -> Option<u32> {
-        lock_progress(&self.progress).get(match_id).copied()
-    }
-
-    /// Records the turns reached by matches whose leases a heartbeat has
-    /// just extended (`(match id, turn)`).
-    pub fn record_progress(&self, reached: impl IntoIterator<Item = (String, u32)>) {
-        let mut progress = lock_progress(&self.progress);
-        for (match_id, turn) in reached {
-            progress.insert(match_id, turn);
-        }
-    }
-
-    pub(super) fn forget_progress(&self, match_id: &str) {
-        lock_progress(&self.progress).remove(match_id);
     }
 
     /// From now on nothing will play another match (an `arena run` whose

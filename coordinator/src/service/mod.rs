@@ -18,7 +18,9 @@
 //!   bookkeeping.
 //! * `background`: the recovery step and lease expiry, run as tasks.
 //! * `attached`: what the web pages read besides the store (replays, logs,
-//!   entrant tokens, live progress) and the organiser's rejudge.
+//!   entrant tokens) and the organiser's rejudge.
+//! * `live`: running matches' turns and boards, as their workers report
+//!   them.
 //! * `error`: [`CoordinatorError`].
 //! * `ids` derives tournament and match ids; `known` keeps what never
 //!   changes about each tournament, so leases and reports need not re-read
@@ -30,10 +32,10 @@ mod error;
 mod ids;
 mod known;
 mod leases;
+mod live;
 mod tournaments;
 mod workers;
 
-use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -45,6 +47,8 @@ pub(crate) use self::ids::match_round;
 pub use self::ids::tournament_id;
 use self::known::{Known, KnownTournaments};
 pub use self::leases::{LeasedMatch, LeasedSeat};
+use self::live::LiveMatches;
+pub use self::live::{LiveMatch, MAX_BOARD_BYTES};
 pub use self::tournaments::{NewTournament, is_finished};
 pub use self::workers::WorkerState;
 use crate::attachments::Attachments;
@@ -53,6 +57,10 @@ use crate::metrics::CoordinatorMetrics;
 use crate::store::{DEFAULT_MAX_ATTEMPTS, Store, TournamentSpec};
 use crate::teams::Sides;
 
+/// How often workers report running matches' boards, by default: a live
+/// page's board lags its match by one to two of these.
+pub const DEFAULT_PROGRESS_INTERVAL: Duration = Duration::from_secs(1);
+
 /// Timing and fault policy.
 #[derive(Clone, Debug)]
 pub struct CoordinatorConfig {
@@ -60,6 +68,9 @@ pub struct CoordinatorConfig {
     pub lease_ttl: Duration,
     /// How often workers are asked to heartbeat (well under the TTL).
     pub heartbeat_interval: Duration,
+    /// How often workers are asked to report their running matches'
+    /// boards for the live pages; zero: never.
+    pub progress_interval: Duration,
     /// How many attempts of a match may fail in a row (infrastructure
     /// failures and expired leases) before it is set aside as stuck.
     pub max_attempts: u32,
@@ -100,6 +111,7 @@ impl CoordinatorConfig {
         Self {
             lease_ttl,
             heartbeat_interval: lease_ttl / 3,
+            progress_interval: DEFAULT_PROGRESS_INTERVAL,
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             quarantine: Quarantine::DEFAULT,
             recovery_interval: Duration::from_secs(5),
@@ -114,16 +126,6 @@ impl Default for CoordinatorConfig {
 }
 
 type Result<T> = std::result::Result<T, CoordinatorError>;
-
-/// The progress map, whatever a panicking holder left in it (it is only
-/// ever a cache of the latest heartbeats).
-fn lock_progress(
-    progress: &Mutex<HashMap<String, u32>>,
-) -> std::sync::MutexGuard<'_, HashMap<String, u32>> {
-    progress
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// Milliseconds since the epoch: lease deadlines survive a coordinator restart.
 pub fn now_ms() -> u64 {
@@ -150,10 +152,8 @@ pub struct Coordinator {
     known: KnownTournaments,
     /// Where replays and bot logs are kept, and for how long.
     attachments: Attachments,
-    /// The turn each running match has reached, by match id, as its
-    /// worker's heartbeats last said: live progress for the web pages,
-    /// kept in memory only (it is stale within a heartbeat anyway).
-    progress: Mutex<HashMap<String, u32>>,
+    /// Running matches as their workers last reported them.
+    live: LiveMatches,
     /// Set when nothing will play another match (an `arena run` whose
     /// workers have finished): why a rejudge is refused.
     unplayable: Mutex<Option<String>>,
@@ -179,7 +179,7 @@ impl Coordinator {
             expiry_wake_ms: AtomicU64::new(0),
             known: KnownTournaments::default(),
             attachments,
-            progress: Mutex::default(),
+            live: LiveMatches::default(),
             unplayable: Mutex::default(),
         })
     }

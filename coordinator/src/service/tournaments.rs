@@ -12,7 +12,7 @@ use super::{Coordinator, CoordinatorError, Result, entrant_ids, sides};
 use crate::domain::{EntrantId, Format, MatchRecord, baseline_name};
 use crate::schedule;
 use crate::standings::{self, Standings};
-use crate::store::{Entrant, ScheduledMatch, Status, StoreError, TournamentSpec};
+use crate::store::{Entrant, LiveBoard, ScheduledMatch, Status, StoreError, TournamentSpec};
 use crate::teams::{self, Sides, TeamError};
 
 /// A tournament as submitted: entrants are submissions already uploaded.
@@ -23,6 +23,8 @@ use crate::teams::{self, Sides, TeamError};
 /// [`TournamentFile`]: crate::tournament_file::TournamentFile
 #[derive(Clone, Debug)]
 pub struct NewTournament {
+    /// Who may watch a running match's board.
+    pub live_board: LiveBoard,
     pub name: String,
     /// A registered game's name.
     pub game: String,
@@ -134,6 +136,7 @@ impl Coordinator {
             wasm_runtime: new.wasm_runtime,
             model_entrants,
             model_runtime: new.model_runtime,
+            live_board: new.live_board,
         };
         match self.store.create_tournament(spec).await {
             Ok(()) => {}

@@ -53,7 +53,7 @@ pub use self::memory::MemoryStore;
 pub use self::redis_store::{RedisStore, SUBMISSION_CHUNK, keys};
 pub use self::types::{
     AttemptEnd, AttemptFailure, CompleteOutcome, DEFAULT_MAX_ATTEMPTS, Entrant, ExpiredLease,
-    FailedLease, LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease, MatchInfo, MatchState,
+    FailedLease, LEASE_EXPIRED, LEASE_PREFERENCE_WINDOW, Lease, LiveBoard, MatchInfo, MatchState,
     QuarantineRule, Reported, ScheduledMatch, Status, TournamentSpec, WorkerInfo,
 };
 use crate::domain::{EntrantId, MatchRecord, Pairing};

@@ -76,6 +76,23 @@ pub struct TournamentSpec {
     /// model entrants.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_runtime: Option<String>,
+    /// Who may watch a running match's board on the web pages.
+    #[serde(default)]
+    pub live_board: LiveBoard,
+}
+
+/// Who may watch a running match's board (its turn count is public):
+/// in a game with fog, a spectator who sees the whole board could tell a
+/// bot's author what the bot cannot see, so by default only organisers do
+/// and everyone else sees the board once the match has finished.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LiveBoard {
+    /// Organisers only.
+    #[default]
+    Organisers,
+    /// Everyone who may read the tournament's pages.
+    Everyone,
 }
 
 impl TournamentSpec {
@@ -380,6 +397,7 @@ mod tests {
             wasm_runtime: Some("wasm-1".into()),
             model_entrants: vec!["m".into()],
             model_runtime: Some("model-1".into()),
+            live_board: LiveBoard::default(),
         };
         let seats = |s: &[&str]| s.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let (plain, wasm, model, mixed) = (

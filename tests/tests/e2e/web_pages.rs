@@ -18,12 +18,15 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use arena_proto::v1::{HeartbeatRequest, LeaseProgress, LeaseRequest, MatchSummary};
+use arena_proto::v1::{
+    HeartbeatRequest, LeaseProgress, LeaseRequest, LeasedMatch, MatchSummary, ProgressRequest,
+};
 
 use crate::support::arena::{self, Coordinator, Worker};
 use crate::support::bots::Fixture;
 use crate::support::browser::page::Page;
 use crate::support::browser::page::js_string;
+use crate::support::browser::page::media::ColourScheme;
 use crate::support::browser::{Browser, BrowserError, screenshot_dir};
 use crate::support::redis::RedisServer;
 use crate::support::static_site::{StaticFile, StaticSite};
@@ -252,6 +255,10 @@ const VIEWER_READY: Duration = Duration::from_secs(60);
 const SHOWN: Duration = Duration::from_secs(15);
 /// The turn the holder reports once the running tournament's page is open.
 const BUMPED_TURN: u32 = 42;
+/// The turns it reports once the public, then the organiser, watch the
+/// held match's page.
+const PUBLIC_TURN: u32 = 50;
+const ORGANISER_TURN: u32 = 61;
 /// How long a change in the store may take to reach an open page: a
 /// heartbeat, the stream's poll (half a second) and the script.
 const LIVE: Duration = Duration::from_secs(15);
@@ -261,8 +268,9 @@ const STILL_MARKED: &str = "(window.arenaE2eMarker === 'still here')";
 
 /// A lease held by a simulated worker: registered, leased, heartbeating
 /// (with a turn as its progress, [`HELD_TURN`] until [`HeldLease::report_turn`]
-/// moves it) and never reporting, so its match stays running. The
-/// heartbeats stop when this is dropped.
+/// moves it, and after each heartbeat a progress report with the board a
+/// real worker would send at that turn) and never reporting, so its match
+/// stays running. The heartbeats stop when this is dropped.
 struct HeldLease {
     match_id: String,
     /// Set if a heartbeat answer said the lease is lost.
@@ -300,8 +308,10 @@ impl HeldLease {
             (Arc::clone(&lost), Arc::clone(&turn), Arc::clone(&wake));
         let lease_id = leased.lease_id.clone();
         let match_id = leased.match_id.clone();
+        let boards = Boards::of(&leased);
         let heartbeats = tokio::spawn(async move {
             loop {
+                let turn = reported_turn.load(Ordering::SeqCst);
                 let answer = rpc
                     .heartbeat(HeartbeatRequest {
                         worker_id: HOLDER.to_owned(),
@@ -309,7 +319,8 @@ impl HeldLease {
                         progress: vec![LeaseProgress {
                             lease_id: lease_id.clone(),
                             match_id: match_id.clone(),
-                            turn: reported_turn.load(Ordering::SeqCst),
+                            turn,
+                            ..Default::default()
                         }],
                         ..Default::default()
                     })
@@ -317,6 +328,16 @@ impl HeldLease {
                 if answer.is_ok_and(|a| a.into_inner().lost_lease_ids.contains(&lease_id)) {
                     lost_flag.store(true, Ordering::SeqCst);
                 }
+                let report = ProgressRequest {
+                    worker_id: HOLDER.to_owned(),
+                    progress: vec![LeaseProgress {
+                        lease_id: lease_id.clone(),
+                        match_id: match_id.clone(),
+                        turn,
+                        board: boards.at(turn),
+                    }],
+                };
+                rpc.report_progress(report).await.expect("ReportProgress");
                 tokio::select! {
                     _ = tokio::time::sleep(interval) => {}
                     _ = woken.notified() => {}
@@ -339,6 +360,42 @@ impl HeldLease {
             wake: Arc::clone(&self.wake),
             lost: Arc::clone(&self.lost),
         }
+    }
+}
+
+/// The boards of a leased match as a worker reports them: the engine's
+/// live view after `turn` steps in which every seat passes.
+struct Boards {
+    game: &'static arena_engine::registry::GameEntry,
+    seed: u64,
+    seats: usize,
+    rules: arena_engine::Rules,
+}
+
+impl Boards {
+    fn of(leased: &LeasedMatch) -> Boards {
+        Boards {
+            game: arena_engine::registry::find(&leased.game).expect("a registered game"),
+            seed: leased.seed,
+            seats: leased.seats.len(),
+            rules: serde_json::from_str(&leased.rules_json).expect("the lease's rules"),
+        }
+    }
+
+    fn at(&self, turn: u32) -> Vec<u8> {
+        let mut game = self
+            .game
+            .create(self.seed, self.seats, &self.rules)
+            .expect("the leased match");
+        for _ in 0..turn {
+            for seat in 0..self.seats {
+                if game.is_due(seat) {
+                    game.offer_fallback(seat, None);
+                }
+            }
+            assert!(game.step().is_none(), "the held match ended by itself");
+        }
+        serde_json::to_vec(&game.live_json()).expect("the board as JSON")
     }
 }
 
@@ -529,6 +586,15 @@ fn browse(expected: &Expected) {
         page.screenshot(&path).expect("a screenshot");
         eprintln!("web_pages: screenshot {}", path.display());
     };
+    // The same in the dark theme too (`NAME-dark.png`).
+    let shoot_both = |name: &str| {
+        shoot(name);
+        page.emulate_colour_scheme(ColourScheme::Dark)
+            .expect("the dark theme");
+        shoot(&format!("{name}-dark"));
+        page.emulate_colour_scheme(ColourScheme::Light)
+            .expect("back to light");
+    };
     let field = |row: &str, name: &str| {
         format!(
             "document.querySelector({})?.textContent ?? null",
@@ -692,6 +758,32 @@ fn browse(expected: &Expected) {
     shoot("tournament-running-live");
     no_new_errors("the running tournament", &|_| false);
 
+    // The held match's own page, for the public: the turn follows the
+    // match, the board is the organisers' while it runs.
+    let held_page = format!("{web}/matches/{}", expected.held_match);
+    assert_eq!(page.goto(&held_page).expect("goto"), Some(200));
+    wait_text(
+        "document.querySelector('[data-live-turn]')?.textContent ?? null",
+        &BUMPED_TURN.to_string(),
+    );
+    assert_eq!(
+        page.eval("[document.querySelector('[data-live-board=\"hidden\"]') !== null, document.querySelector('#viewer') === null]")
+            .expect("what the public sees"),
+        serde_json::json!([true, true]),
+        "the public sees no running board"
+    );
+    page.eval(SET_MARKER).expect("marking the document");
+    expected.held.report_turn(PUBLIC_TURN);
+    page.wait_for(
+        &format!(
+            "document.querySelector('[data-live-turn]')?.textContent === '{PUBLIC_TURN}' && {STILL_MARKED}"
+        ),
+        LIVE,
+    )
+    .expect("the turn to follow the match on its page");
+    shoot_both("match-running-public");
+    no_new_errors("the running match, public", &|_| false);
+
     // The workers: the real one and the simulated one.
     assert_eq!(
         page.goto(&format!("{web}/workers")).expect("goto"),
@@ -747,6 +839,46 @@ fn browse(expected: &Expected) {
         "an admin may rejudge both finished matches"
     );
     shoot("tournament-finished-admin");
+
+    // The organiser watches the held match live: the board the worker
+    // reports, drawn by the viewer with its panel, moving with the match.
+    assert_eq!(page.goto(&held_page).expect("goto"), Some(200));
+    let live_turn = "document.querySelector('#viewer[data-state=\"live\"]')?.dataset.turn ?? null";
+    wait_text(live_turn, &PUBLIC_TURN.to_string());
+    let live_canvas = "#viewer canvas.viewer-canvas";
+    let before = page
+        .canvas_snapshot(live_canvas)
+        .expect("canvas pixels")
+        .expect("a live board");
+    assert!(before.colours > 1, "the board is drawn: {before:?}");
+    assert_eq!(
+        page.eval("document.querySelectorAll('#viewer .viewer-panel li[data-seat]').length")
+            .expect("the panel"),
+        serde_json::json!(2),
+        "a panel entry per seat"
+    );
+    let caption = page
+        .text("#viewer .viewer-live-turn")
+        .expect("the live caption")
+        .unwrap_or_default();
+    assert_eq!(caption, format!("turn {PUBLIC_TURN} · live"));
+    shoot_both("match-live");
+    page.eval(SET_MARKER).expect("marking the document");
+    expected.held.report_turn(ORGANISER_TURN);
+    page.wait_for(
+        &format!(
+            "({live_turn}) === '{ORGANISER_TURN}' && document.querySelector('[data-live-turn]')?.textContent === '{ORGANISER_TURN}' && {STILL_MARKED}"
+        ),
+        LIVE,
+    )
+    .expect("the live board to follow the match in the same document");
+    let after = page
+        .canvas_snapshot(live_canvas)
+        .expect("canvas pixels")
+        .expect("a live board");
+    assert_ne!(after.hash, before.hash, "the new board was drawn");
+    shoot("match-live-moved");
+    no_new_errors("the live match", &|_| false);
     page.click_to_navigate("form[action=\"/logout\"] button")
         .expect("logging out");
     assert_eq!(

@@ -80,14 +80,16 @@ export function createRenderer(drawer, model, replay, names, seats, colours, pla
   }
 
   // Sizes the canvas now, and again (redrawing) whenever the stage or the
-  // window changes size.
-  function fit() {
+  // window changes size, until `signal` (optional) aborts.
+  function fit(signal) {
     layout();
     const relayout = () => {
       if (layout()) frame(true);
     };
-    new ResizeObserver(relayout).observe(stage);
-    window.addEventListener("resize", relayout);
+    const observer = new ResizeObserver(relayout);
+    observer.observe(stage);
+    window.addEventListener("resize", relayout, { signal });
+    if (signal) signal.addEventListener("abort", () => observer.disconnect());
   }
 
   return { stage, side, status, legend: panel.element, fit, frame };

@@ -9,7 +9,9 @@
 // panel.js and graph.js beside the board) and the controls (controls.js:
 // buttons, scrubber, choices, events, keys); url.js keeps `#turn=N`,
 // replay.js reads the frames, reasons.js puts codes in words, dom.js
-// builds elements, and viewer.css styles it all.
+// builds elements, and viewer.css styles it all. live.js is the live mode
+// of a running match's page (`data-live`): each board the page hands it
+// drawn alone, with its panel, and no controls.
 //
 // A game drawer is a module whose default export has:
 //   prepare(states, names, colours) -> model   (once; precompute everything
@@ -32,6 +34,7 @@ import gridRoyale from "./games/grid-royale.js";
 import ants from "./games/ants.js";
 import { listenForKeys } from "./controls.js";
 import { el } from "./dom.js";
+import { mountLive } from "./live.js";
 import { buildPlayer } from "./player.js";
 import { splitFrames } from "./replay.js";
 
@@ -92,6 +95,17 @@ async function mount(root, styled) {
   if (declared && !DRAWERS[declared]) {
     root.dataset.state = "unsupported";
     showMessage(root, `No viewer for game ${declared} yet.`, replayLink || root.dataset.frames);
+    return;
+  }
+  if (root.dataset.live) {
+    const drawer = DRAWERS[declared];
+    if (!drawer) {
+      root.dataset.state = "unsupported";
+      showMessage(root, "No viewer for this game yet.");
+      return;
+    }
+    await styled;
+    mountLive(root, drawer, names, pageSeats(root));
     return;
   }
   root.dataset.state = "loading";

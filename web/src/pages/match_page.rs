@@ -18,6 +18,7 @@ use crate::AppState;
 use crate::error::{WebError, WebResult};
 use crate::html::{esc, num, page, place, url_segment};
 use crate::ids::{MatchId, PathParams};
+use crate::live_match::may_watch_board;
 use crate::source;
 use crate::view::{self, TournamentView};
 use crate::viewer::Viewer;
@@ -78,6 +79,8 @@ pub async fn match_page(
     }
     if source::has_replay(&state.coordinator, &info.match_id).await? {
         replay_viewer(&mut body, &view, &info, record);
+    } else if matches!(info.state, MatchState::Leased { .. }) {
+        live_board(&mut body, &view, &info, &viewer);
     }
     attempts(&mut body, &state, &info, record);
     match record {
@@ -100,11 +103,9 @@ pub async fn match_page(
 }
 
 /// The replay viewer (`web/assets/viewer/README.md`): the frames, the seats'
-/// names, each seat's colour index (its entrant's place in the tournament's
-/// entrants, so an entrant keeps its colour from match to match; baselines
-/// come after the entrants, in the game's order of baselines) and each
-/// seat's forfeit from the stored result (a forfeit that ended the match
-/// has no turn of its own in the frames).
+/// names, each seat's colour index ([`seat_colours`]) and each seat's
+/// forfeit from the stored result (a forfeit that ended the match has no
+/// turn of its own in the frames).
 fn replay_viewer(
     body: &mut String,
     view: &TournamentView,
@@ -114,22 +115,7 @@ fn replay_viewer(
     let spec = &view.summary.spec;
     let seg = url_segment(&info.match_id);
     let names: Vec<&str> = info.pairing.seats.iter().map(|s| view.name_of(s)).collect();
-    let baselines = arena_engine::registry::find(&spec.game).map_or(&[][..], |g| g.baselines);
-    let colours: Vec<usize> = info
-        .pairing
-        .seats
-        .iter()
-        .map(|seat| match baseline_name(seat) {
-            Some(name) => {
-                spec.entrants.len() + baselines.iter().position(|b| *b == name).unwrap_or(0)
-            }
-            None => spec
-                .entrants
-                .iter()
-                .position(|e| &e.id == seat)
-                .unwrap_or(spec.entrants.len()),
-        })
-        .collect();
+    let colours = seat_colours(view, info);
     let forfeits: Vec<Option<&str>> = record.map_or_else(Vec::new, |r| {
         r.seats
             .iter()
@@ -150,6 +136,62 @@ fn replay_viewer(
     );
 }
 
+/// Each seat's colour index: its entrant's place in the tournament's
+/// entrants, so an entrant keeps its colour from match to match; baselines
+/// come after the entrants, in the game's order of baselines.
+fn seat_colours(view: &TournamentView, info: &MatchInfo) -> Vec<usize> {
+    let spec = &view.summary.spec;
+    let baselines = arena_engine::registry::find(&spec.game).map_or(&[][..], |g| g.baselines);
+    info.pairing
+        .seats
+        .iter()
+        .map(|seat| match baseline_name(seat) {
+            Some(name) => {
+                spec.entrants.len() + baselines.iter().position(|b| *b == name).unwrap_or(0)
+            }
+            None => spec
+                .entrants
+                .iter()
+                .position(|e| &e.id == seat)
+                .unwrap_or(spec.entrants.len()),
+        })
+        .collect()
+}
+
+/// A running match: its stream (`/matches/{id}/live`, read by
+/// `live-match.js`, which moves the turn and reloads the page when the
+/// match ends) and, for viewers the tournament lets watch it, the viewer in
+/// live mode, drawing each board the stream brings.
+fn live_board(body: &mut String, view: &TournamentView, info: &MatchInfo, viewer: &Viewer) {
+    let spec = &view.summary.spec;
+    let seg = url_segment(&info.match_id);
+    let _ = write!(
+        body,
+        "<section class=\"live-match\" data-match-live=\"/matches/{seg}/live\">\n<h2>Live</h2>\n"
+    );
+    if may_watch_board(viewer, spec.live_board) {
+        let names: Vec<&str> = info.pairing.seats.iter().map(|s| view.name_of(s)).collect();
+        let _ = writeln!(
+            body,
+            "<div id=\"viewer\" class=\"viewer\" data-game=\"{}\" data-live=\"true\" \
+             data-seats='{}' data-colors='{}'></div>\n\
+             <script type=\"module\" src=\"/assets/viewer/viewer.js\"></script>\n\
+             <p class=\"note\">The board is the one the worker last reported: it lags the match \
+             by a second or two. The replay takes its place when the match has finished.</p>",
+            esc(&spec.game),
+            esc(json_list(&names)),
+            esc(json_list(&seat_colours(view, info))),
+        );
+    } else {
+        body.push_str(
+            "<p class=\"note\" data-live-board=\"hidden\">This tournament shows the board of a \
+             running match to its organisers only (a spectator could tell a bot's author what \
+             the bot cannot see). Everyone can watch the whole match here once it has finished.</p>\n",
+        );
+    }
+    body.push_str("</section>\n<script type=\"module\" src=\"/assets/live-match.js\"></script>\n");
+}
+
 /// A list as JSON for a data attribute (escaped by the caller).
 fn json_list<T: serde::Serialize>(list: &[T]) -> String {
     serde_json::to_string(list).unwrap_or_else(|_| "[]".to_owned())
@@ -161,9 +203,9 @@ fn attempts(body: &mut String, state: &AppState, info: &MatchInfo, record: Optio
     match &info.state {
         MatchState::Leased { worker, .. } => {
             let _ = write!(body, "<dt>Worker</dt><dd>{}</dd>", esc(worker));
-            if let Some(turn) = source::progress(&state.coordinator, &info.match_id) {
-                let _ = write!(body, "<dt>Turn</dt><dd>{turn}</dd>");
-            }
+            let turn = source::progress(&state.coordinator, &info.match_id)
+                .map_or_else(|| "not reported yet".to_owned(), |t| t.to_string());
+            let _ = write!(body, "<dt>Turn</dt><dd data-live-turn>{turn}</dd>");
         }
         _ => {
             let worker = record.map_or("", source::record_worker);

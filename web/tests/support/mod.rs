@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use arena_coordinator::domain::{Format, MatchRecord, SeatResult};
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, LeasedMatch, NewTournament};
-use arena_coordinator::store::{Store, WorkerInfo};
+use arena_coordinator::store::{LiveBoard, Store, WorkerInfo};
 use arena_engine::registry::{self, Rules};
 use arena_web::WebOptions;
 use bytes::Bytes;
@@ -66,6 +66,11 @@ pub struct Fixture {
 
 impl Fixture {
     pub async fn new() -> Fixture {
+        Fixture::with_live_board(LiveBoard::default()).await
+    }
+
+    /// The same, its running boards shown as `live_board` says.
+    pub async fn with_live_board(live_board: LiveBoard) -> Fixture {
         let coordinator = Coordinator::new(Store::memory(), CoordinatorConfig::default());
         let mut entrants = Vec::new();
         for name in NAMES {
@@ -93,6 +98,7 @@ impl Fixture {
                 teams: None,
                 wasm_runtime: None,
                 model_runtime: None,
+                live_board,
             })
             .await
             .expect("creating the tournament");
@@ -385,21 +391,36 @@ impl EventReader {
 
     /// The data of the next `snapshot` event, parsed; panics after `deadline`.
     pub async fn next_snapshot(&mut self, deadline: Duration) -> serde_json::Value {
+        let until = tokio::time::Instant::now() + deadline;
+        loop {
+            let left = until.saturating_duration_since(tokio::time::Instant::now());
+            let (name, data) = self.next_event(left).await;
+            if name == "snapshot" {
+                return data;
+            }
+        }
+    }
+
+    /// The next event's name and data (parsed as JSON); panics after
+    /// `deadline`, or if the stream ends first.
+    pub async fn next_event(&mut self, deadline: Duration) -> (String, serde_json::Value) {
         tokio::time::timeout(deadline, async {
             loop {
                 while let Some(end) = self.buffer.find("\n\n") {
                     let event: String = self.buffer.drain(..end + 2).collect();
-                    let mut name = "";
+                    let mut name = String::new();
                     let mut data = String::new();
                     for line in event.lines() {
                         if let Some(value) = line.strip_prefix("event:") {
-                            name = value.trim();
+                            name = value.trim().to_owned();
                         } else if let Some(value) = line.strip_prefix("data:") {
                             data.push_str(value.strip_prefix(' ').unwrap_or(value));
                         }
                     }
-                    if name == "snapshot" {
-                        return serde_json::from_str(&data).expect("a snapshot is JSON");
+                    // Keep-alive comments have neither.
+                    if !name.is_empty() {
+                        let data = serde_json::from_str(&data).expect("an event's data is JSON");
+                        return (name, data);
                     }
                 }
                 let frame = self
@@ -414,7 +435,21 @@ impl EventReader {
             }
         })
         .await
-        .expect("a snapshot within the deadline")
+        .expect("an event within the deadline")
+    }
+
+    /// Whether the stream ends (its body finishes) within `deadline`,
+    /// skipping anything still sent.
+    pub async fn ends_within(&mut self, deadline: Duration) -> bool {
+        tokio::time::timeout(deadline, async {
+            while let Some(frame) = self.body.frame().await {
+                if frame.is_err() {
+                    break;
+                }
+            }
+        })
+        .await
+        .is_ok()
     }
 }
 

@@ -1,18 +1,19 @@
 //! The leases in flight and the heartbeat task that extends them; a lease
-//! the coordinator says is lost has its match stopped.
+//! the coordinator says is lost has its match stopped. The progress task
+//! reports running matches' boards for the live pages.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use arena_proto::v1::{HeartbeatRequest, LeaseProgress};
+use arena_proto::v1::{HeartbeatRequest, LeaseProgress, ProgressRequest};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::client::Client;
 use super::{lock, snapshot};
 use crate::delivery::{self, LeaseWatch};
+use crate::progress::Progress;
 
 /// What the worker knows of one lease in flight.
 pub(super) struct LeaseState {
@@ -26,7 +27,7 @@ pub(super) struct LeaseState {
     /// Its match, and the turns it has played, sent with heartbeats for
     /// live pages.
     pub(super) match_id: String,
-    pub(super) progress: Arc<AtomicU32>,
+    pub(super) progress: Arc<Progress>,
 }
 
 /// The leases in flight, by lease id; the heartbeat task renews them.
@@ -74,7 +75,8 @@ pub(super) async fn heartbeat_loop(
                 let progress = LeaseProgress {
                     lease_id: id.clone(),
                     match_id: state.match_id.clone(),
-                    turn: state.progress.load(Ordering::Relaxed),
+                    turn: state.progress.turn(),
+                    board: Vec::new(),
                 };
                 (id.clone(), progress)
             })
@@ -113,6 +115,49 @@ pub(super) async fn heartbeat_loop(
                 }
             }
             Err(status) => tracing::warn!(%status, "heartbeat failed"),
+        }
+    }
+}
+
+/// Every `interval` while a match runs, sends the boards its matches have
+/// written since the last report (asking each for a fresh one). A failed
+/// report is only logged: the next one carries newer boards anyway.
+pub(super) async fn progress_loop(
+    mut client: Client,
+    worker_id: String,
+    interval: Duration,
+    in_flight: InFlight,
+    stop: CancellationToken,
+) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(interval) => {}
+            _ = stop.cancelled() => return,
+        }
+        let progress: Vec<LeaseProgress> = lock(&in_flight)
+            .iter()
+            .filter_map(|(id, state)| {
+                let (turn, board) = state.progress.take_board()?;
+                Some(LeaseProgress {
+                    lease_id: id.clone(),
+                    match_id: state.match_id.clone(),
+                    turn,
+                    board,
+                })
+            })
+            .collect();
+        if progress.is_empty() {
+            continue;
+        }
+        let request = ProgressRequest {
+            worker_id: worker_id.clone(),
+            progress,
+        };
+        let sent = tokio::time::timeout(delivery::ATTEMPT_TIMEOUT, client.report_progress(request));
+        match sent.await {
+            Ok(Ok(_)) => {}
+            Ok(Err(status)) => tracing::debug!(%status, "progress report failed"),
+            Err(_) => tracing::debug!("progress report got no answer"),
         }
     }
 }

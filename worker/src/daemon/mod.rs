@@ -51,7 +51,7 @@ use tracing::Instrument;
 use crate::launcher::Launcher;
 use crate::metrics::WorkerMetrics;
 use client::{Client, connect};
-use heartbeat::{InFlight, LeaseState, heartbeat_loop};
+use heartbeat::{InFlight, LeaseState, heartbeat_loop, progress_loop};
 use job::Job;
 
 /// Largest submission archive a worker accepts: the limit every path a
@@ -157,9 +157,21 @@ pub async fn run(
         Arc::clone(&template.cached),
         heartbeat_stop.clone(),
     ));
+    let progress = (registration.progress_interval_ms > 0).then(|| {
+        tokio::spawn(progress_loop(
+            client.clone(),
+            template.options.worker_id.clone(),
+            Duration::from_millis(registration.progress_interval_ms.max(50)),
+            Arc::clone(&template.in_flight),
+            heartbeat_stop.clone(),
+        ))
+    });
     lease_and_play(&mut client, &template, default_ttl, &shutdown).await;
     heartbeat_stop.cancel();
     let _ = heartbeat.await;
+    if let Some(progress) = progress {
+        let _ = progress.await;
+    }
     Ok(lock(&template.summary).clone())
 }
 
