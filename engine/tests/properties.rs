@@ -51,6 +51,16 @@ fn play_random(seed: u64, params: Params) -> (Generals, Vec<[Action; 2]>, Genera
                 .map(|c| c as u32)
                 .collect();
             assert_eq!(owned, expected, "owned list of player {p} drifted");
+            let mut rows = vec![0u64; game.height()];
+            for &c in &expected {
+                let c = c as usize;
+                rows[c / game.width()] |= 1 << (c % game.width());
+            }
+            assert_eq!(
+                game.owned_row_masks(p),
+                &rows[..],
+                "owned rows of player {p} drifted"
+            );
         }
     }
     (initial, actions, game)

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::action::Direction;
+use super::observe::compact::Changes;
 use super::ruleset::Ruleset;
 use super::state::{State, check_params, side_ok};
 use crate::game::Outcome;
@@ -121,6 +122,10 @@ pub struct Generals {
     pub(crate) owned: [Vec<u32>; 2],
     /// Where each cell sits in its owner's `owned` list.
     pub(crate) owned_slot: Vec<u32>,
+    /// Each player's owned cells again, as one bit mask per row (bit `c`
+    /// for column `c < 64`), so a seat's sight is a few shifts per row
+    /// rather than a walk over its cells. Kept current with `owned`.
+    pub(crate) owned_rows: [Vec<u64>; 2],
     /// Per cell, bit `d` is set when one step in direction `d` stays on the
     /// board and does not enter a mountain. Mountains are permanent, so this
     /// never changes after construction.
@@ -132,10 +137,19 @@ pub struct Generals {
     /// the struct the hot loops read small.
     pub(crate) outcome: Option<Box<Outcome>>,
     /// Bit `r % 64` set for every row `r` with a cell whose kind, owner or
-    /// army changed since [`Generals::take_changed_rows`] last ran (all
-    /// rows for a new game): an observer that keeps views current redoes
-    /// only those rows. Bookkeeping, like the owned lists.
+    /// army changed since the changes were last cleared (all rows for a
+    /// new game): an observer that keeps views current redoes only those
+    /// rows, and of them only the ones where a seat sees a changed cell
+    /// (`changed_columns`) or a kind changed (`changed_kinds`, shown even
+    /// in fog). Bookkeeping, like the owned lists.
     pub(crate) changed_rows: u64,
+    /// Per row, bit `c` for every changed cell of column `c < 64`; not
+    /// kept while `changed_all`.
+    pub(crate) changed_columns: Vec<u64>,
+    /// Bit `r % 64` for every row where a cell's kind changed.
+    pub(crate) changed_kinds: u64,
+    /// Everything counts as changed (a new game, or a change to most cells).
+    pub(crate) changed_all: bool,
 }
 
 impl Generals {
@@ -224,6 +238,7 @@ impl Generals {
         let mut army_total = [0u64; 3];
         let mut owned = [Vec::new(), Vec::new()];
         let mut owned_slot = vec![0u32; cells];
+        let mut owned_rows = [vec![0u64; height], vec![0u64; height]];
         for cell in 0..cells {
             let code = usize::from(owner[cell]);
             land[code] += 1;
@@ -231,6 +246,7 @@ impl Generals {
             if code != 0 {
                 owned_slot[cell] = owned[code - 1].len() as u32;
                 owned[code - 1].push(cell as u32);
+                owned_rows[code - 1][cell / width] |= column_bit(cell % width);
             }
         }
         let structures = (0..cells).filter(|&c| kind[c].is_structure()).collect();
@@ -249,11 +265,15 @@ impl Generals {
             army_total,
             owned,
             owned_slot,
+            owned_rows,
             open,
             width_reciprocal: reciprocal(width),
             time,
             outcome: outcome.map(Box::new),
             changed_rows: u64::MAX,
+            changed_columns: vec![0; height],
+            changed_kinds: u64::MAX,
+            changed_all: true,
         }
     }
 
@@ -338,16 +358,69 @@ impl Generals {
         &self.owned[player]
     }
 
+    /// A player's owned cells as one bit mask per row (bit `c` for column
+    /// `c`; columns past 63 are left out).
+    pub fn owned_row_masks(&self, player: usize) -> &[u64] {
+        &self.owned_rows[player]
+    }
+
     /// The rows changed since the last call (see `changed_rows`), which
     /// starts the count again.
     pub fn take_changed_rows(&mut self) -> u64 {
-        std::mem::take(&mut self.changed_rows)
+        let rows = self.changed_rows;
+        self.clear_changes();
+        rows
     }
 
-    /// Records that a cell of `cell`'s row changed.
+    /// What changed since the changes were last cleared, cell by cell: for
+    /// an observer that rewrites only what each seat can see change.
+    pub fn changes(&self) -> Changes<'_> {
+        if self.changed_all {
+            Changes::ALL
+        } else {
+            Changes {
+                rows: self.changed_rows,
+                columns: &self.changed_columns,
+                kinds: self.changed_kinds,
+            }
+        }
+    }
+
+    /// Starts the count of changes again.
+    pub fn clear_changes(&mut self) {
+        if self.changed_all {
+            self.changed_columns.fill(0);
+        } else {
+            let mut rows = self.changed_rows;
+            while rows != 0 {
+                let r = rows.trailing_zeros() as usize;
+                rows &= rows - 1;
+                if let Some(columns) = self.changed_columns.get_mut(r) {
+                    *columns = 0;
+                }
+            }
+        }
+        self.changed_rows = 0;
+        self.changed_kinds = 0;
+        self.changed_all = false;
+    }
+
+    /// Records that `cell` changed.
     #[inline]
     pub(crate) fn mark_changed(&mut self, cell: usize) {
-        self.changed_rows |= 1 << (self.coords(cell).0 & 63);
+        let (row, col) = self.coords(cell);
+        self.changed_rows |= 1 << (row & 63);
+        if let Some(columns) = self.changed_columns.get_mut(row) {
+            *columns |= column_bit(col);
+        }
+    }
+
+    /// Records that everything changed.
+    #[inline]
+    pub(crate) fn mark_all_changed(&mut self) {
+        self.changed_rows = u64::MAX;
+        self.changed_kinds = u64::MAX;
+        self.changed_all = true;
     }
 
     /// Sets a cell's owner and army, keeping the totals and owned lists current.
@@ -360,7 +433,10 @@ impl Generals {
         if old != new {
             self.land[old] -= 1;
             self.land[new] += 1;
+            let (row, col) = self.coords(cell);
+            let bit = column_bit(col);
             if old != 0 {
+                self.owned_rows[old - 1][row] &= !bit;
                 let list = &mut self.owned[old - 1];
                 let slot = self.owned_slot[cell] as usize;
                 list.swap_remove(slot);
@@ -369,6 +445,7 @@ impl Generals {
                 }
             }
             if new != 0 {
+                self.owned_rows[new - 1][row] |= bit;
                 let list = &mut self.owned[new - 1];
                 self.owned_slot[cell] = list.len() as u32;
                 list.push(cell as u32);
@@ -408,6 +485,13 @@ impl PartialEq for Generals {
 }
 
 impl Eq for Generals {}
+
+/// The bit of column `col` in a row mask; columns past 63 have none (no
+/// observer reads boards that wide).
+#[inline]
+pub(crate) fn column_bit(col: usize) -> u64 {
+    1u64.checked_shl(col as u32).unwrap_or(0)
+}
 
 /// `ceil(2^32 / width)`: `(cell * r) >> 32 == cell / width` for every
 /// `cell < 2^16` and `width <= 255`, since the error term `cell * width / 2^32`

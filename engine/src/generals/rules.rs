@@ -8,7 +8,7 @@
 //! capture won by the second mover.
 
 use super::action::{Action, ActionKind, Direction};
-use super::board::{Generals, Kind};
+use super::board::{Generals, Kind, column_bit};
 use super::ruleset::Ruleset;
 use crate::game::Outcome;
 use crate::grid;
@@ -140,6 +140,7 @@ impl Generals {
         self.set_army(cell, self.army[cell] - cost);
         self.kind[cell] = Kind::Castle;
         self.mark_changed(cell);
+        self.changed_kinds |= 1 << (self.coords(cell).0 & 63);
         self.structures.push(cell);
     }
 
@@ -263,9 +264,14 @@ impl Generals {
 
     /// Every cell of `loser` becomes `winner`'s, armies unchanged.
     fn transfer_land(&mut self, loser: usize, winner: usize) {
-        self.changed_rows = u64::MAX;
+        self.mark_all_changed();
         let to = winner as u8 + 1;
         let cells = std::mem::take(&mut self.owned[loser]);
+        let rows = std::mem::take(&mut self.owned_rows[loser]);
+        for (mine, theirs) in self.owned_rows[winner].iter_mut().zip(&rows) {
+            *mine |= theirs;
+        }
+        self.owned_rows[loser] = vec![0; rows.len()];
         for &cell in &cells {
             let cell = cell as usize;
             self.owner[cell] = to;
@@ -285,7 +291,7 @@ impl Generals {
     /// +1 on every owned cell each 50 turns, then +1 on owned structures each 2.
     fn grow(&mut self) {
         if self.time.is_multiple_of(50) {
-            self.changed_rows = u64::MAX;
+            self.mark_all_changed();
             for p in 0..2 {
                 for &cell in &self.owned[p] {
                     self.army[cell as usize] += 1;
@@ -305,8 +311,11 @@ impl Generals {
                 self.army[cell] += u32::from(owner != 0);
                 grown[0] += u64::from(owner == 1);
                 grown[1] += u64::from(owner == 2);
-                let row = (cell as u64 * reciprocal) >> 32;
+                let row = ((cell as u64 * reciprocal) >> 32) as usize;
                 rows |= u64::from(owner != 0) << (row & 63);
+                if let Some(columns) = self.changed_columns.get_mut(row) {
+                    *columns |= u64::from(owner != 0) * column_bit(cell - row * self.width);
+                }
             }
             self.army_total[1] += grown[0];
             self.army_total[2] += grown[1];

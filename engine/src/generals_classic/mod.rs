@@ -271,6 +271,17 @@ impl GeneralsClassic {
         self.0.take_changed_rows()
     }
 
+    /// What changed since the changes were last cleared (see
+    /// [`Generals::changes`]).
+    pub fn changes(&self) -> crate::generals::observe::compact::Changes<'_> {
+        self.0.changes()
+    }
+
+    /// Starts the count of changes again.
+    pub fn clear_changes(&mut self) {
+        self.0.clear_changes();
+    }
+
     /// The shared engine's game, for code written against [`Generals`].
     pub fn into_inner(self) -> Generals {
         self.0

@@ -27,6 +27,58 @@ pub struct CompactMut<'a> {
     pub changed_rows: Option<&'a mut [u64]>,
 }
 
+/// What changed on a board since an observer's last view, cell by cell:
+/// [`Generals::changes`] keeps it. A seat's row is rewritten only where the
+/// seat sees a changed cell, where a kind changed (structures show through
+/// fog), or where its sight moved.
+#[derive(Clone, Copy, Debug)]
+pub struct Changes<'a> {
+    /// Bit `r` for every row with a changed cell.
+    pub rows: u64,
+    /// Per row, bit `c` for every changed cell of column `c`; empty: every
+    /// cell of `rows` counts as changed.
+    pub columns: &'a [u64],
+    /// Bit `r` for every row where a cell's kind changed.
+    pub kinds: u64,
+}
+
+impl Changes<'_> {
+    /// Everything changed.
+    pub const ALL: Changes<'static> = Changes {
+        rows: u64::MAX,
+        columns: &[],
+        kinds: u64::MAX,
+    };
+
+    /// The rows of a seat's view to rewrite, given the seat's sight: rows
+    /// where it sees a changed cell, and rows where a kind changed.
+    fn seen(&self, sight: &[u64; MAX_SIDE]) -> u64 {
+        if self.columns.is_empty() {
+            return self.rows;
+        }
+        let mut rows = self.rows;
+        let mut seen = self.kinds & self.rows;
+        while rows != 0 {
+            let r = rows.trailing_zeros() as usize;
+            rows &= rows - 1;
+            let columns = self.columns.get(r).copied().unwrap_or(u64::MAX);
+            seen |= u64::from(columns & sight[r] != 0) << r;
+        }
+        seen
+    }
+}
+
+/// Where an observer learns which board rows changed.
+#[derive(Clone, Copy)]
+enum BoardChanges<'a> {
+    /// By comparing the board with the copy it keeps.
+    Compare,
+    /// From the game: these rows.
+    Rows(u64),
+    /// From the game, cell by cell.
+    Cells(Changes<'a>),
+}
+
 /// Every seat's views as [`CompactMut`] wrote them, read back.
 #[derive(Clone, Copy, Debug)]
 pub struct Compact<'a> {
@@ -124,7 +176,7 @@ impl Observer {
         side: usize,
         out: CompactMut<'_>,
     ) -> Result<(), ObserveError> {
-        write_views(game, side, out, Some((self, None)))
+        write_views(game, side, out, Some((self, BoardChanges::Compare)))
     }
 
     /// [`Observer::observe`] for a game that reports which of its board rows
@@ -139,7 +191,25 @@ impl Observer {
         out: CompactMut<'_>,
         board_rows: u64,
     ) -> Result<(), ObserveError> {
-        write_views(game, side, out, Some((self, Some(board_rows))))
+        write_views(
+            game,
+            side,
+            out,
+            Some((self, BoardChanges::Rows(board_rows))),
+        )
+    }
+
+    /// [`Observer::observe_changed`] for a game that reports its changes
+    /// cell by cell ([`Generals::changes`]): a seat's rows are rewritten
+    /// only where it can see something change.
+    pub fn observe_changes<G: Observe>(
+        &mut self,
+        game: &G,
+        side: usize,
+        out: CompactMut<'_>,
+        changes: Changes<'_>,
+    ) -> Result<(), ObserveError> {
+        write_views(game, side, out, Some((self, BoardChanges::Cells(changes))))
     }
 
     /// The board rows that differ from the remembered board (all of them
@@ -201,37 +271,48 @@ fn write_views<G: Observe>(
     game: &G,
     side: usize,
     mut out: CompactMut<'_>,
-    memory: Option<(&mut Observer, Option<u64>)>,
+    memory: Option<(&mut Observer, BoardChanges<'_>)>,
 ) -> Result<(), ObserveError> {
     check(game, side, &out)?;
     let seats = game.seat_count();
     let planes = game.planes();
-    let (mut memory, board_rows) = match memory {
-        Some((m, Some(rows))) => {
-            let rows = if m.valid && m.side == side {
-                rows
-            } else {
-                u64::MAX
-            };
-            (Some(m), rows)
-        }
-        Some((m, None)) => {
+    let (mut memory, board) = match memory {
+        Some((m, BoardChanges::Compare)) => {
             let rows = m.board_rows(&planes, side);
-            (Some(m), rows)
+            (
+                Some(m),
+                Changes {
+                    rows,
+                    ..Changes::ALL
+                },
+            )
         }
-        None => (None, u64::MAX),
+        Some((m, reported)) if m.valid && m.side == side => {
+            let changes = match reported {
+                BoardChanges::Rows(rows) => Changes {
+                    rows,
+                    ..Changes::ALL
+                },
+                BoardChanges::Cells(changes) => changes,
+                BoardChanges::Compare => Changes::ALL,
+            };
+            (Some(m), changes)
+        }
+        Some((m, _)) => (Some(m), Changes::ALL),
+        None => (None, Changes::ALL),
     };
     let header_len = 1 + 2 * seats;
     for seat in 0..seats {
         let sight = game.sight(seat, side);
         let rows = match memory.as_deref_mut() {
             Some(m) if m.valid && m.sight.len() == seats => {
-                let before = &mut m.sight[seat];
-                let moved = (0..side)
-                    .filter(|&r| before[r] != sight[r])
-                    .fold(0u64, |bits, r| bits | 1 << r);
-                *before = sight;
-                board_rows | moved
+                let before = &mut m.sight[seat][..side];
+                let mut moved = 0u64;
+                for (r, (old, &new)) in before.iter_mut().zip(&sight[..side]).enumerate() {
+                    moved |= u64::from(*old != new) << r;
+                    *old = new;
+                }
+                board.seen(&sight) | moved
             }
             _ => u64::MAX,
         };
@@ -287,22 +368,25 @@ fn check(game: &impl Observe, side: usize, out: &CompactMut<'_>) -> Result<(), O
 
 /// Per row, the columns a seat sees: its (or its team's) cells dilated by
 /// one step in all eight directions, over the whole padded square (so sight
-/// reaches the padding next to the board's last row and column).
-fn sight_rows(side: usize, owned_rows: &[u64; MAX_SIDE]) -> [u64; MAX_SIDE] {
+/// reaches the padding next to the board's last row and column). Rows past
+/// the end of `owned_rows` own nothing.
+fn sight_rows(side: usize, owned_rows: &[u64]) -> [u64; MAX_SIDE] {
     let full = if side == 64 {
         u64::MAX
     } else {
         (1u64 << side) - 1
     };
-    let mut across = [0u64; MAX_SIDE];
-    for (a, &m) in across.iter_mut().zip(owned_rows).take(side) {
-        *a = (m | (m << 1) | (m >> 1)) & full;
-    }
+    let across = |r: usize| {
+        let m = owned_rows.get(r).copied().unwrap_or(0);
+        (m | (m << 1) | (m >> 1)) & full
+    };
     let mut rows = [0u64; MAX_SIDE];
-    for r in 0..side {
-        let above = if r > 0 { across[r - 1] } else { 0 };
-        let below = if r + 1 < side { across[r + 1] } else { 0 };
-        rows[r] = above | across[r] | below;
+    // One pass, the row above and this one carried from the last step.
+    let (mut above, mut here) = (0, across(0));
+    for (r, out) in rows.iter_mut().enumerate().take(side) {
+        let below = if r + 1 < side { across(r + 1) } else { 0 };
+        *out = above | here | below;
+        (above, here) = (here, below);
     }
     rows
 }
@@ -493,12 +577,10 @@ impl Observe for Generals {
     }
 
     fn sight(&self, seat: usize, side: usize) -> [u64; MAX_SIDE] {
-        let mut owned = [0u64; MAX_SIDE];
-        for &cell in self.owned.get(seat).map_or(&[][..], Vec::as_slice) {
-            let (row, col) = self.coords(cell as usize);
-            owned[row] |= 1 << col;
-        }
-        sight_rows(side, &owned)
+        sight_rows(
+            side,
+            self.owned_rows.get(seat).map_or(&[][..], Vec::as_slice),
+        )
     }
 
     fn owner_codes(&self, seat: usize) -> OwnerCodes {

@@ -479,56 +479,60 @@ fn views_kept_current_equal_a_full_rewrite() {
     });
 }
 
-/// A duel that reports its changed rows keeps an observer's views equal to
-/// whole rewrites without any comparison of boards, in both rulesets.
+/// A duel that reports its changes keeps an observer's views equal to
+/// whole rewrites without any comparison of boards, in both rulesets:
+/// reported by row, or cell by cell (each seat's rows then rewritten only
+/// where it sees a change). The cell-by-cell observer's report of changed
+/// rows names exactly the rows whose values changed.
 #[test]
-fn duel_views_from_reported_rows_equal_a_full_rewrite() {
+fn duel_views_from_reported_changes_equal_a_full_rewrite() {
     let side = 23;
+    let n = side * side;
     for classic in [true, false] {
-        for seed in 30..33 {
-            let mut observer = Observer::new();
-            let (mut t, mut o, mut a) = (
-                vec![0u8; 2 * side * side],
-                vec![0u8; 2 * side * side],
-                vec![0i32; 2 * side * side],
-            );
-            let mut h = vec![0i64; 10];
+        for seed in 30..36 {
+            let mut by_rows = Observer::new();
+            let mut by_cells = Observer::new();
+            let mut rows_out = Buffers::new(side);
+            let mut cells_out = Buffers::new(side);
             let mut rng = SplitMix64::new(seed);
             let mut competition = Generals::from_seed(seed, Params::default());
             let mut duel =
                 GeneralsClassic::from_seed(seed, generals_classic::Params::default()).unwrap();
+            let mut first = true;
             loop {
-                let (rows, whole) = if classic {
-                    (duel.take_changed_rows(), Views::of(&duel, side))
-                } else {
-                    (
-                        competition.take_changed_rows(),
-                        Views::of(&competition, side),
-                    )
-                };
-                let out = CompactMut {
-                    tile: &mut t,
-                    owner: &mut o,
-                    army: &mut a,
-                    header: &mut h,
-                    changed_rows: None,
-                };
-                if classic {
-                    observer.observe_changed(&duel, side, out, rows).unwrap();
-                } else {
-                    observer
-                        .observe_changed(&competition, side, out, rows)
-                        .unwrap();
+                let game: &Generals = if classic { &duel } else { &competition };
+                let whole = Views::of(game, side);
+                let before = cells_out.clone();
+                let mut report = [0u64; 2];
+                by_cells
+                    .observe_changes(game, side, cells_out.out(Some(&mut report)), game.changes())
+                    .unwrap();
+                let rows = game.changed_rows;
+                by_rows
+                    .observe_changed(game, side, rows_out.out(None), rows)
+                    .unwrap();
+                for out in [&rows_out, &cells_out] {
+                    assert!(out.equals(&whole), "seed {seed}, time {}", game.time());
                 }
-                assert!(
-                    t == whole.tile && o == whole.owner && a == whole.army && h == whole.header
-                );
-                let over = if classic {
-                    duel.is_over()
+                if !first {
+                    for (seat, &reported) in report.iter().enumerate() {
+                        let differ = (0..side).fold(0u64, |bits, r| {
+                            let span = seat * n + r * side..seat * n + (r + 1) * side;
+                            let same = before.tile[span.clone()] == cells_out.tile[span.clone()]
+                                && before.owner[span.clone()] == cells_out.owner[span.clone()]
+                                && before.army[span.clone()] == cells_out.army[span];
+                            bits | u64::from(!same) << r
+                        });
+                        assert_eq!(reported, differ, "seat {seat}, time {}", game.time());
+                    }
+                }
+                first = false;
+                if classic {
+                    duel.clear_changes();
                 } else {
-                    competition.is_over()
-                };
-                if over {
+                    competition.clear_changes();
+                }
+                if game_over(classic, &duel, &competition) {
                     break;
                 }
                 if classic {
@@ -546,5 +550,50 @@ fn duel_views_from_reported_rows_equal_a_full_rewrite() {
                 }
             }
         }
+    }
+}
+
+fn game_over(classic: bool, duel: &GeneralsClassic, competition: &Generals) -> bool {
+    if classic {
+        duel.is_over()
+    } else {
+        competition.is_over()
+    }
+}
+
+/// Every seat's compact planes of a duel, owned.
+#[derive(Clone)]
+struct Buffers {
+    tile: Vec<u8>,
+    owner: Vec<u8>,
+    army: Vec<i32>,
+    header: Vec<i64>,
+}
+
+impl Buffers {
+    fn new(side: usize) -> Buffers {
+        Buffers {
+            tile: vec![0; 2 * side * side],
+            owner: vec![0; 2 * side * side],
+            army: vec![0; 2 * side * side],
+            header: vec![0; 10],
+        }
+    }
+
+    fn out<'a>(&'a mut self, changed_rows: Option<&'a mut [u64]>) -> CompactMut<'a> {
+        CompactMut {
+            tile: &mut self.tile,
+            owner: &mut self.owner,
+            army: &mut self.army,
+            header: &mut self.header,
+            changed_rows,
+        }
+    }
+
+    fn equals(&self, whole: &Views) -> bool {
+        self.tile == whole.tile
+            && self.owner == whole.owner
+            && self.army == whole.army
+            && self.header == whole.header
     }
 }

@@ -91,12 +91,14 @@ impl Board {
     ) -> Result<(), String> {
         match self {
             Board::Competition(g) => {
-                let rows = g.take_changed_rows();
-                observer.observe_changed(g, side, out, rows)
+                let seen = observer.observe_changes(g, side, out, g.changes());
+                g.clear_changes();
+                seen
             }
             Board::Classic(g) => {
-                let rows = g.take_changed_rows();
-                observer.observe_changed(g, side, out, rows)
+                let seen = observer.observe_changes(g, side, out, g.changes());
+                g.clear_changes();
+                seen
             }
             Board::Multi(g) => observer.observe(g, side, out),
         }

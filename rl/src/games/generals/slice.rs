@@ -14,6 +14,7 @@ use arena_engine::generals::scripted::{Scripted, ScriptedRules};
 use arena_engine::generals_classic;
 use arena_engine::rng::SplitMix64;
 
+use super::MAX_SEATS;
 use super::board::Board;
 use super::columns::Columns;
 use super::episode::{Episode, Recorded};
@@ -42,8 +43,10 @@ pub(super) struct Env {
     /// What the last observation was written from, so the next one only
     /// rewrites rows whose inputs changed.
     pub(super) observer: Observer,
-    /// The built-in player of each seat the caller does not play.
-    bots: Vec<Option<Bot>>,
+    /// The built-in player of each seat the caller does not play. Inline,
+    /// not on the heap: a step reads it for every seat, and one more
+    /// pointer to chase per board is a cache miss per board.
+    bots: [Option<Bot>; MAX_SEATS],
     /// What each seat remembers of this episode (kept when asked for).
     pub(super) memories: Vec<Memory>,
 }
@@ -118,7 +121,9 @@ impl GeneralsSlice {
                     over: true,
                     fresh: true,
                     observer: Observer::new(),
-                    bots: config.builtin.iter().map(|b| b.map(Bot::new)).collect(),
+                    bots: std::array::from_fn(|seat| {
+                        config.builtin.get(seat).copied().flatten().map(Bot::new)
+                    }),
                     memories: vec![Memory::new(); config.seats],
                 }
             })
