@@ -11,6 +11,7 @@
 //! fixed forever, so a seed names one map on every machine and every version.
 //! [`grid`] is the board geometry the games share: a cell's four neighbours
 //! (bounded or wrapping), Manhattan distance and breadth-first search.
+//! [`prefetch`] is a cache hint for callers that step many boards in turn.
 //!
 //! Games, one module each, each registered by its `ENTRY`: [`generals`] (the
 //! Generals Competition ruleset; its [`generals::observe`] is the observation
@@ -33,6 +34,7 @@ pub mod generals_classic;
 pub mod generals_ffa;
 pub mod grid;
 pub mod grid_royale;
+pub mod prefetch;
 pub mod registry;
 pub mod replay;
 pub mod rng;

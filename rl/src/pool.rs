@@ -5,8 +5,9 @@
 //! outlive its use.
 
 use std::ops::Range;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, RecvError, SyncSender, TryRecvError, sync_channel};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use crate::slice::{Query, Slice};
 use crate::vec_env::{Actions, EnvError};
@@ -54,6 +55,30 @@ impl RawActions {
                 values,
                 seats: self.seats,
             }
+        }
+    }
+}
+
+/// How long a thread waiting for a job or a reply keeps asking before it
+/// sleeps. Waking a sleeping thread on another core costs tens of
+/// microseconds on small virtual machines, a good part of a step of a few
+/// hundred boards; a training loop calls again within microseconds, so the
+/// worker is still awake to take the next job. It yields while it asks, so
+/// threads beyond the cores still get theirs, and sleeps past this.
+const ASK_BEFORE_SLEEPING: Duration = Duration::from_micros(200);
+
+/// The next message on `rx`: asked for until [`ASK_BEFORE_SLEEPING`] has
+/// passed, then waited for.
+fn receive<T>(rx: &Receiver<T>) -> Result<T, RecvError> {
+    let start = Instant::now();
+    loop {
+        match rx.try_recv() {
+            Ok(message) => return Ok(message),
+            Err(TryRecvError::Disconnected) => return Err(RecvError),
+            Err(TryRecvError::Empty) if start.elapsed() < ASK_BEFORE_SLEEPING => {
+                std::thread::yield_now();
+            }
+            Err(TryRecvError::Empty) => return rx.recv(),
         }
     }
 }
@@ -113,7 +138,7 @@ impl Runner {
                 .name(format!("arena-rl-{}", index + 1))
                 .spawn(move || {
                     // Ends when the runner drops its sender.
-                    while let Ok(job) = job_rx.recv() {
+                    while let Ok(job) = receive(&job_rx) {
                         if reply_tx.send(run(slice.as_mut(), job)).is_err() {
                             break;
                         }
@@ -142,7 +167,7 @@ impl Runner {
         let mut result = run(self.local.1.as_mut(), make()).map(|_| ());
         for (worker, ok) in self.workers.iter().zip(sent) {
             let reply = if ok {
-                worker.replies.recv().unwrap_or_else(|_| Err(stopped()))
+                receive(&worker.replies).unwrap_or_else(|_| Err(stopped()))
             } else {
                 Err(stopped())
             };
@@ -165,7 +190,7 @@ impl Runner {
             .ok_or(EnvError::Env(env))?;
         let jobs = worker.jobs.as_ref().ok_or_else(stopped)?;
         jobs.send(job).map_err(|_| stopped())?;
-        worker.replies.recv().unwrap_or_else(|_| Err(stopped()))
+        receive(&worker.replies).unwrap_or_else(|_| Err(stopped()))
     }
 
     pub fn reset(&mut self, seed: Option<u64>) -> Result<(), EnvError> {

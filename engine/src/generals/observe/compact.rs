@@ -160,6 +160,15 @@ impl Observer {
         Observer::default()
     }
 
+    /// Starts loading what the next view reads first (each seat's sight at
+    /// the last view).
+    #[inline]
+    pub fn prefetch(&self) {
+        for sight in &self.sight {
+            crate::prefetch::lines(&sight[..], 3);
+        }
+    }
+
     /// The next view is written whole (a new game, or buffers that may hold
     /// something else).
     pub fn forget(&mut self) {

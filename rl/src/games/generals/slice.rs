@@ -51,6 +51,19 @@ pub(super) struct Env {
     pub(super) memories: Vec<Memory>,
 }
 
+impl Env {
+    /// Starts loading what stepping this environment reads first, while
+    /// the one before it steps.
+    fn prefetch(&self) {
+        self.observer.prefetch();
+        match &self.board {
+            Board::Competition(g) => g.prefetch(),
+            Board::Classic(g) => g.prefetch(),
+            Board::Multi(_) => {}
+        }
+    }
+}
+
 /// A built-in player with its memory.
 enum Bot {
     Scripted(Box<Scripted>),
@@ -242,8 +255,18 @@ impl Slice for GeneralsSlice {
             config: &self.config,
             columns: self.columns,
         };
-        for (i, env) in self.envs.iter_mut().enumerate() {
-            ctx.step(self.first + i, env, &mut self.actions, actions)?;
+        for i in 0..self.envs.len() {
+            // What the next environment's step reads first, loading while
+            // this one steps.
+            if let Some(next) = self.envs.get(i + 1) {
+                next.prefetch();
+            }
+            ctx.step(
+                self.first + i,
+                &mut self.envs[i],
+                &mut self.actions,
+                actions,
+            )?;
         }
         Ok(())
     }
