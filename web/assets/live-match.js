@@ -6,6 +6,8 @@
 // page, which then shows the result and the replay. The page works without
 // this script; it only spares reloads.
 
+import { closeOnLeaving } from "./streams.js";
+
 function start() {
   const section = document.querySelector("[data-match-live]");
   if (!section || !window.EventSource) return;
@@ -37,12 +39,7 @@ function start() {
     source.close();
     window.location.reload();
   });
-  // Leaving the page closes the stream at once (see live.js); coming back
-  // to a page the browser kept reloads it.
-  window.addEventListener("pagehide", () => source.close());
-  window.addEventListener("pageshow", (event) => {
-    if (event.persisted) window.location.reload();
-  });
+  closeOnLeaving(source);
 }
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

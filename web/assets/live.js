@@ -16,6 +16,8 @@
 // An ES module (`<script type="module">`): it runs once the page is
 // parsed, and nothing it declares reaches the page's globals.
 
+import { closeOnLeaving } from "./streams.js";
+
 const RELOAD_TEXT = "Something new was scheduled: reload to see it.";
 
 // Whether the reload notice is up already.
@@ -135,17 +137,6 @@ function follow(main) {
     applySnapshot(main, snapshot);
   });
   closeOnLeaving(source);
-}
-
-// Leaving the page closes its stream at once: a page the browser keeps
-// for "back" would otherwise hold one of its few connections to this host
-// (six over HTTP/1.1), and enough of them stall every other page. Coming
-// back to such a page reloads it, stream and all.
-function closeOnLeaving(source) {
-  window.addEventListener("pagehide", () => source.close());
-  window.addEventListener("pageshow", (event) => {
-    if (event.persisted) window.location.reload();
-  });
 }
 
 const main = document.querySelector("main[data-live]");

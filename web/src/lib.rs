@@ -5,22 +5,23 @@
 //! [`router`] maps every route to a handler; [`serve`] runs it on a
 //! listener until a shutdown future resolves. Pages live in `pages` (one
 //! module each: the tournament list, a tournament, a match, the workers,
-//! the login form), the organiser's POST actions in `actions`, the bot
-//! logs in `logs`, replays and their dumped frames in `frames`, live
-//! updates in `live` (a running match's board in `live_match`), the embedded static files in `assets`. `view` reads
-//! what the pages show from the coordinator and formats each changing cell
-//! once, for the HTML and for the live snapshots alike; `html` escapes and
-//! lays pages out; `ids` checks ids from URLs before any store lookup;
-//! `auth` tells who is asking (from the request's token) and checks the
-//! origin of POSTs; `viewer` is who that is (public, entrant, organiser);
-//! `error` turns failures into status pages; `source` is the one module
-//! that calls the coordinator's replay, log, token, progress and rejudge
-//! APIs. Among the lower modules the dependencies run one way: `auth` →
-//! `error` → `html` → `viewer`.
+//! the login form), the organiser's POST actions in `actions`, the bot logs
+//! in `logs`, replays and their dumped frames in `frames`, live updates in
+//! `live` (a running match's board in `live_match`), the embedded static
+//! files in `assets`. `view` reads what the pages show from the coordinator
+//! and formats each changing cell once, for the HTML and for the live
+//! snapshots alike; `html` escapes and lays pages out; `ids` checks ids
+//! from URLs before any store lookup; `auth` tells who is asking (from the
+//! request's token) and checks the origin of POSTs; `viewer` is who that is
+//! (public, entrant, organiser); `error` turns failures into status pages;
+//! `source` is the one module that calls the coordinator's replay, log,
+//! token, progress, live-board and rejudge APIs. Among the lower modules
+//! the dependencies run one way: `auth` → `error` → `html` → `viewer`.
 //!
 //! The browser side is under `web/assets/`: `style.css` for the pages,
-//! `live.js` (an ES module) for live updates, and the replay viewer's ES
-//! modules and stylesheet under `viewer/` (see its README).
+//! `live.js` and `live-match.js` (ES modules, sharing `streams.js`) for
+//! live updates, and the replay viewer's ES modules and stylesheet under
+//! `viewer/` (see its README).
 //!
 //! # Routes
 //!

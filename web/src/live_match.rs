@@ -4,7 +4,8 @@
 //!
 //! * `board` `{"turn": N, "board": {...}}`: the engine's live view of the
 //!   match (`Match::live_json`: game, turn, state, forfeits, faults), to
-//!   viewers the tournament lets watch it ([`may_watch_board`]);
+//!   viewers the tournament lets watch it
+//!   ([`Viewer::may_watch_live_board`]);
 //! * `turn` `{"turn": N}`: the turn reached, to everyone else, and to
 //!   watchers while no new board has come;
 //! * `ended` `{}`: the match, heard of on this stream, is no longer
@@ -19,7 +20,6 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use arena_coordinator::store::LiveBoard;
 use axum::extract::State;
 use axum::http::Extensions;
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -34,12 +34,6 @@ use crate::pages::match_page;
 use crate::source;
 use crate::viewer::Viewer;
 
-/// Whether `viewer` may watch the board of a running match of a tournament
-/// whose file says `live_board` (the turn count is public either way).
-pub fn may_watch_board(viewer: &Viewer, live_board: LiveBoard) -> bool {
-    viewer.is_admin() || live_board == LiveBoard::Everyone
-}
-
 pub async fn match_events(
     State(state): State<AppState>,
     PathParams(id): PathParams<String>,
@@ -48,7 +42,7 @@ pub async fn match_events(
 ) -> WebResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
     let id = MatchId::parse(&id)?;
     let found = match_page::find(&state, &id).await?;
-    let boards = may_watch_board(&viewer, found.view.summary.spec.live_board);
+    let boards = viewer.may_watch_live_board(found.view.summary.spec.live_board);
     let slot = state.streams.take(live::client_of(&extensions))?;
     Ok(events(state, id, boards, slot))
 }
@@ -124,12 +118,14 @@ impl Poll {
                 .is_some_and(|sent| Arc::ptr_eq(sent, board))
         {
             self.sent_board = Some(Arc::clone(board));
-            // A board that is not JSON is the worker's fault: it is
+            // Checked, not rebuilt: the board goes out as the worker wrote
+            // it. One that is not JSON (or holds a carriage return, which
+            // would cut the event's line) is the worker's fault: it is
             // skipped, and the turn still goes out below.
-            if let Ok(board) = serde_json::from_slice::<serde_json::Value>(board) {
+            if let Some(board) = as_json_text(board) {
                 self.sent_turn = Some(live.turn);
-                let data = serde_json::json!({ "turn": live.turn, "board": board });
-                return Some(Event::default().event("board").data(data.to_string()));
+                let data = format!("{{\"turn\":{},\"board\":{board}}}", live.turn);
+                return Some(Event::default().event("board").data(data));
             }
         }
         if self.sent_turn != Some(live.turn) {
@@ -139,4 +135,13 @@ impl Poll {
         }
         None
     }
+}
+
+/// `bytes` as text, if they are one JSON value that fits in an event's
+/// data (newlines are split across data lines and joined again by the
+/// browser; a carriage return would end the line).
+fn as_json_text(bytes: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let valid = serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
+    (valid && !text.contains('\r')).then_some(text)
 }

@@ -7,6 +7,8 @@
 //! `auth` depend on it in one direction, `auth` → `error` → `html` →
 //! `viewer`.
 
+use arena_coordinator::store::LiveBoard;
+
 /// The viewer of a page.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Viewer {
@@ -33,6 +35,12 @@ impl Viewer {
             Viewer::Entrant { submission } => submission == entrant,
             Viewer::Admin => true,
         }
+    }
+
+    /// Whether the viewer may watch the board of a running match of a
+    /// tournament whose file says `live_board` (its turn count is public).
+    pub fn may_watch_live_board(&self, live_board: LiveBoard) -> bool {
+        self.is_admin() || live_board == LiveBoard::Everyone
     }
 
     /// A short label for the nav.

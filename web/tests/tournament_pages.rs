@@ -8,11 +8,9 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use arena_coordinator::domain::Format;
 use arena_coordinator::service::{Coordinator, CoordinatorConfig, NewTournament};
 use arena_coordinator::standings::{RESULTS_HEADER, Standings};
-use arena_coordinator::store::{LiveBoard, Store};
-use arena_engine::{Rules, registry};
+use arena_coordinator::store::Store;
 use support::{EventReader, Fixture, NAMES, Server, WORKER, report};
 
 #[tokio::test]
@@ -203,29 +201,12 @@ async fn a_two_seat_round_robin_has_a_crosstable() {
     for name in names {
         ids.push(support::submit(&coordinator, name).await);
     }
-    let entry = registry::find("generals").expect("generals is registered");
+    let field: Vec<(&str, String)> = names.iter().copied().zip(ids.clone()).collect();
     let tournament = coordinator
         .create_tournament(NewTournament {
             name: "Pairs".into(),
-            game: "generals".into(),
-            seats: 2,
             base_seed: 3,
-            format: Format::RoundRobin {
-                cycles: 1,
-                games_per_pairing: 1,
-            },
-            rules: Rules::default(),
-            limits: entry.limits,
-            entrants: names
-                .iter()
-                .zip(&ids)
-                .map(|(n, id)| (n.to_string(), id.clone()))
-                .collect(),
-            environment: None,
-            teams: None,
-            wasm_runtime: None,
-            model_runtime: None,
-            live_board: LiveBoard::default(),
+            ..support::tournament_of("generals", 2, &field)
         })
         .await
         .unwrap();

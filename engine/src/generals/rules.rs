@@ -267,11 +267,15 @@ impl Generals {
         self.mark_all_changed();
         let to = winner as u8 + 1;
         let cells = std::mem::take(&mut self.owned[loser]);
-        let rows = std::mem::take(&mut self.owned_rows[loser]);
-        for (mine, theirs) in self.owned_rows[winner].iter_mut().zip(&rows) {
-            *mine |= theirs;
+        let [first, second] = &mut self.owned_rows;
+        let (lost, won) = if loser == 0 {
+            (first, second)
+        } else {
+            (second, first)
+        };
+        for (won, lost) in won.iter_mut().zip(lost.iter_mut()) {
+            *won |= std::mem::take(lost);
         }
-        self.owned_rows[loser] = vec![0; rows.len()];
         for &cell in &cells {
             let cell = cell as usize;
             self.owner[cell] = to;

@@ -18,7 +18,6 @@ use crate::AppState;
 use crate::error::{WebError, WebResult};
 use crate::html::{esc, num, page, place, url_segment};
 use crate::ids::{MatchId, PathParams};
-use crate::live_match::may_watch_board;
 use crate::source;
 use crate::view::{self, TournamentView};
 use crate::viewer::Viewer;
@@ -169,7 +168,7 @@ fn live_board(body: &mut String, view: &TournamentView, info: &MatchInfo, viewer
         body,
         "<section class=\"live-match\" data-match-live=\"/matches/{seg}/live\">\n<h2>Live</h2>\n"
     );
-    if may_watch_board(viewer, spec.live_board) {
+    if viewer.may_watch_live_board(spec.live_board) {
         let names: Vec<&str> = info.pairing.seats.iter().map(|s| view.name_of(s)).collect();
         let _ = writeln!(
             body,

@@ -76,29 +76,17 @@ impl Fixture {
         for name in NAMES {
             entrants.push(submit(&coordinator, name).await);
         }
-        let entry = registry::find("ants").expect("ants is registered");
+        let field: Vec<(&str, String)> = NAMES.iter().copied().zip(entrants.clone()).collect();
         let tournament = coordinator
             .create_tournament(NewTournament {
                 name: "Web <test> cup".into(),
-                game: "ants".into(),
-                seats: 4,
                 base_seed: 7,
                 format: Format::RoundRobin {
                     cycles: 1,
                     games_per_pairing: 3,
                 },
-                rules: Rules::default(),
-                limits: entry.limits,
-                entrants: NAMES
-                    .iter()
-                    .zip(&entrants)
-                    .map(|(name, id)| (name.to_string(), id.clone()))
-                    .collect(),
-                environment: None,
-                teams: None,
-                wasm_runtime: None,
-                model_runtime: None,
                 live_board,
+                ..tournament_of("ants", 4, &field)
             })
             .await
             .expect("creating the tournament");
@@ -158,6 +146,34 @@ pub async fn submit(coordinator: &Coordinator, name: &str) -> String {
         .await
         .expect("uploading a submission");
     id
+}
+
+/// A one-game-per-pairing round robin of `game` with `seats` seats between
+/// `field` (name, submission id), with the game's rules and limits;
+/// callers change what they need with struct update syntax.
+pub fn tournament_of(game: &str, seats: usize, field: &[(&str, String)]) -> NewTournament {
+    let entry = registry::find(game).expect("a registered game");
+    NewTournament {
+        name: format!("Web test {game}"),
+        game: game.to_owned(),
+        seats,
+        base_seed: 1,
+        format: Format::RoundRobin {
+            cycles: 1,
+            games_per_pairing: 1,
+        },
+        rules: Rules::default(),
+        limits: entry.limits,
+        entrants: field
+            .iter()
+            .map(|(name, id)| (name.to_string(), id.clone()))
+            .collect(),
+        environment: None,
+        teams: None,
+        wasm_runtime: None,
+        model_runtime: None,
+        live_board: LiveBoard::default(),
+    }
 }
 
 /// Registers the simulated worker [`WORKER`].

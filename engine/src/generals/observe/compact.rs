@@ -68,17 +68,6 @@ impl Changes<'_> {
     }
 }
 
-/// Where an observer learns which board rows changed.
-#[derive(Clone, Copy)]
-enum BoardChanges<'a> {
-    /// By comparing the board with the copy it keeps.
-    Compare,
-    /// From the game: these rows.
-    Rows(u64),
-    /// From the game, cell by cell.
-    Cells(Changes<'a>),
-}
-
 /// Every seat's views as [`CompactMut`] wrote them, read back.
 #[derive(Clone, Copy, Debug)]
 pub struct Compact<'a> {
@@ -185,7 +174,7 @@ impl Observer {
         side: usize,
         out: CompactMut<'_>,
     ) -> Result<(), ObserveError> {
-        write_views(game, side, out, Some((self, BoardChanges::Compare)))
+        write_views(game, side, out, Some((self, None)))
     }
 
     /// [`Observer::observe`] for a game that reports which of its board rows
@@ -204,7 +193,13 @@ impl Observer {
             game,
             side,
             out,
-            Some((self, BoardChanges::Rows(board_rows))),
+            Some((
+                self,
+                Some(Changes {
+                    rows: board_rows,
+                    ..Changes::ALL
+                }),
+            )),
         )
     }
 
@@ -218,7 +213,7 @@ impl Observer {
         out: CompactMut<'_>,
         changes: Changes<'_>,
     ) -> Result<(), ObserveError> {
-        write_views(game, side, out, Some((self, BoardChanges::Cells(changes))))
+        write_views(game, side, out, Some((self, Some(changes))))
     }
 
     /// The board rows that differ from the remembered board (all of them
@@ -275,18 +270,21 @@ impl Observer {
 }
 
 /// Writes every seat's view; with an observer, only the rows whose inputs
-/// changed since its last view (the board's given, or found by comparing).
+/// changed since its last view (the board's changes as given, or, with
+/// `None`, found by comparing).
 fn write_views<G: Observe>(
     game: &G,
     side: usize,
     mut out: CompactMut<'_>,
-    memory: Option<(&mut Observer, BoardChanges<'_>)>,
+    memory: Option<(&mut Observer, Option<Changes<'_>>)>,
 ) -> Result<(), ObserveError> {
     check(game, side, &out)?;
     let seats = game.seat_count();
     let planes = game.planes();
+    // What changed on the board: found by comparing with the observer's
+    // copy, as the game reported it, or everything (no view to build on).
     let (mut memory, board) = match memory {
-        Some((m, BoardChanges::Compare)) => {
+        Some((m, None)) => {
             let rows = m.board_rows(&planes, side);
             (
                 Some(m),
@@ -296,18 +294,8 @@ fn write_views<G: Observe>(
                 },
             )
         }
-        Some((m, reported)) if m.valid && m.side == side => {
-            let changes = match reported {
-                BoardChanges::Rows(rows) => Changes {
-                    rows,
-                    ..Changes::ALL
-                },
-                BoardChanges::Cells(changes) => changes,
-                BoardChanges::Compare => Changes::ALL,
-            };
-            (Some(m), changes)
-        }
-        Some((m, _)) => (Some(m), Changes::ALL),
+        Some((m, Some(reported))) if m.valid && m.side == side => (Some(m), reported),
+        Some((m, Some(_))) => (Some(m), Changes::ALL),
         None => (None, Changes::ALL),
     };
     let header_len = 1 + 2 * seats;

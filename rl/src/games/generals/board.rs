@@ -105,6 +105,16 @@ impl Board {
         .map_err(|e| e.to_string())
     }
 
+    /// Starts loading what stepping and observing the board read first
+    /// (the duels keep it scattered over a few allocations).
+    pub(super) fn prefetch(&self) {
+        match self {
+            Board::Competition(g) => g.prefetch(),
+            Board::Classic(g) => g.prefetch(),
+            Board::Multi(_) => {}
+        }
+    }
+
     pub(super) fn game_name(&self) -> &'static str {
         with_game!(self, g => g.name())
     }

@@ -56,11 +56,7 @@ impl Env {
     /// the one before it steps.
     fn prefetch(&self) {
         self.observer.prefetch();
-        match &self.board {
-            Board::Competition(g) => g.prefetch(),
-            Board::Classic(g) => g.prefetch(),
-            Board::Multi(_) => {}
-        }
+        self.board.prefetch();
     }
 }
 
